@@ -1,0 +1,43 @@
+# stackprobe: `make run` and `make test` set up what is missing on a fresh Debian
+# machine (system packages with apt-get, Python packages in .venv), then run.
+
+PYTHON      ?= python3
+VENV        := .venv
+VPY         := $(VENV)/bin/python
+STACKPROBE  := $(VENV)/bin/stackprobe
+
+# Tools stackprobe drives. Keep in sync with stackprobe/runners/tools.py (doctor).
+APT_PACKAGES := fio sysstat stress-ng sysbench mbw ethtool iperf3 util-linux \
+                iproute2 pciutils numactl procps
+
+.PHONY: run test deps system-deps venv clean
+
+run: deps
+	$(STACKPROBE) run
+
+test: deps
+	$(VPY) -m pytest -q
+
+deps: system-deps venv
+
+# Installs only what dpkg says is missing, so a second `make` costs a second.
+system-deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if ! $(PYTHON) -c 'import venv, ensurepip' 2>/dev/null; then missing="$$missing python3-venv"; fi; \
+	if [ -n "$$missing" ]; then \
+	  echo "apt-get install -y$$missing"; \
+	  apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install -q --upgrade pip
+	$(VPY) -m pip install -q -e '.[test]'
+	touch $@
+
+clean:
+	rm -rf $(VENV) build src/*.egg-info .pytest_cache

@@ -1,0 +1,4 @@
+"""python -m stackprobe"""
+from stackprobe.cli.app import main
+
+main()

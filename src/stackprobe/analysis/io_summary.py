@@ -1,0 +1,68 @@
+"""Step summaries: the figures tables show, combined correctly from a step's records.
+
+Within one fio group the jobs ran at the same time, so IOPS and bandwidth add up, mean
+latencies combine weighted by I/O count, and percentiles come from the merged histogram
+(or from fio itself when it already reported the group as one record). Different groups
+ran one after another and are never added together: each gets its own row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from stackprobe.analysis.histogram import merge_bins, percentiles
+from stackprobe.parsers.records import IoRecord, IoStats
+from stackprobe.store.results import DirectionSummary, IoGroupSummary
+
+_DIRECTIONS = ("read", "write", "trim")
+
+
+def summarise_io(records: Sequence[IoRecord]) -> list[IoGroupSummary]:
+    """One IoGroupSummary per fio group, in the order groups appear."""
+    groups: dict[object, list[IoRecord]] = {}
+    for rec in records:
+        groups.setdefault((rec.host, rec.groupid), []).append(rec)
+    out = []
+    for (_host, groupid), recs in groups.items():
+        names = sorted({r.job for r in recs})
+        summary = IoGroupSummary(label=", ".join(names), groupid=groupid, host=recs[0].host)
+        for direction in _DIRECTIONS:
+            stats = [getattr(r, direction) for r in recs if getattr(r, direction) is not None]
+            combined = combine_direction([s for s in stats if s.active])
+            setattr(summary, direction, combined)
+        out.append(summary)
+    return out
+
+
+def combine_direction(stats: Sequence[IoStats]) -> DirectionSummary | None:
+    """IOPS and bandwidth summed, means weighted by I/O count, exact merged percentiles."""
+    if not stats:
+        return None
+    if len(stats) == 1:
+        s = stats[0]
+        clat = {k: v for k, v in s.clat_ns.items() if k.startswith("p")}
+        return DirectionSummary(
+            iops=s.iops,
+            bw_bytes=s.bw_bytes,
+            lat_mean_ns=s.lat_ns.get("mean"),
+            clat_mean_ns=s.clat_ns.get("mean"),
+            clat_ns=clat,
+        )
+    clat: dict[str, float] = {}
+    if all(s.clat_bins for s in stats):
+        clat = percentiles(merge_bins(s.clat_bins for s in stats))  # type: ignore[misc]
+    return DirectionSummary(
+        iops=sum(s.iops for s in stats),
+        bw_bytes=sum(s.bw_bytes for s in stats),
+        lat_mean_ns=_weighted_mean(stats, "lat_ns"),
+        clat_mean_ns=_weighted_mean(stats, "clat_ns"),
+        clat_ns=clat,
+    )
+
+
+def _weighted_mean(stats: Sequence[IoStats], field: str) -> float | None:
+    pairs = [(getattr(s, field).get("mean"), s.total_ios) for s in stats]
+    if any(mean is None or not n for mean, n in pairs):
+        return None
+    total = sum(n for _, n in pairs)
+    return sum(mean * n for mean, n in pairs) / total

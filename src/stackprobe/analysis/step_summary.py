@@ -1,0 +1,58 @@
+"""A step's records -> its StepSummary: table figures and the one headline figure.
+
+The headline is what the step is about (seed 002's table: IOPS tests report IOPS,
+bandwidth tests MiB/s, QD1 tests latency); the index and comparisons use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from stackprobe.analysis.io_summary import summarise_io
+from stackprobe.parsers.records import IoRecord, MemBwRecord, OpsRecord
+from stackprobe.store.results import IoGroupSummary, StepSummary
+
+
+def summarise_step(headline: str | None, records: Sequence[object]) -> StepSummary | None:
+    io = [r for r in records if isinstance(r, IoRecord)]
+    ops = [r for r in records if isinstance(r, OpsRecord)]
+    mem = [r for r in records if isinstance(r, MemBwRecord)]
+    if not (io or ops or mem):
+        return None
+    summary = StepSummary(io=summarise_io(io))
+    for r in ops:
+        summary.ops[r.operation] = r.ops_per_s
+        if "mean" in r.lat_ns:
+            summary.ops_lat_mean_ns[r.operation] = r.lat_ns["mean"]
+    for r in mem:
+        summary.membw[r.operation] = r.bw_bytes
+        summary.tool = r.tool
+    summary.headline_value, summary.headline_unit = _headline(headline, summary)
+    return summary
+
+
+def _headline(kind: str | None, s: StepSummary) -> tuple[float | None, str | None]:
+    if kind in ("iops", "bw", "lat") and len(s.io) == 1:
+        return _io_headline(kind, s.io[0])
+    if kind == "ops" and s.ops:
+        op = "create" if "create" in s.ops else next(iter(s.ops))
+        return s.ops[op], "ops/s"
+    if kind == "membw" and s.membw:
+        op = "read" if "read" in s.membw else next(iter(s.membw))
+        return s.membw[op], "B/s"
+    return None, None
+
+
+def _io_headline(kind: str, g: IoGroupSummary) -> tuple[float | None, str | None]:
+    dirs = [d for d in (g.read, g.write, g.trim) if d is not None]
+    if not dirs:
+        return None, None
+    if kind == "iops":
+        return sum(d.iops for d in dirs), "IOPS"
+    if kind == "bw":
+        return sum(d.bw_bytes for d in dirs), "B/s"
+    means = [(d.lat_mean_ns, d.iops) for d in dirs if d.lat_mean_ns is not None]
+    if not means:
+        return None, None
+    total = sum(w for _, w in means) or 1.0
+    return sum(m * w for m, w in means) / total, "ns"

@@ -1,0 +1,47 @@
+"""The `stackprobe` command: typer app wiring; each command lives in its own module.
+
+UserError (bad input, missing tool, unusable target) is printed as one line on stderr
+with its exit code; nothing the user can fix ends in a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from stackprobe import __version__
+from stackprobe.cli import doctor_cmd, ingest_cmd, plan_cmd, run_cmd, show_cmd
+from stackprobe.errors import UserError
+
+app = typer.Typer(
+    name="stackprobe",
+    help="Bottom-up performance and acceptance testing for storage clusters.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+app.command("run")(run_cmd.run)
+app.command("plan")(plan_cmd.plan)
+app.command("doctor")(doctor_cmd.doctor)
+app.command("ingest")(ingest_cmd.ingest)
+app.command("show")(show_cmd.show)
+app.command("report")(show_cmd.report)
+
+
+@app.callback(invoke_without_command=True)
+def _root(
+    version: bool = typer.Option(False, "--version", help="Print the version and exit."),
+) -> None:
+    if version:
+        print(f"stackprobe {__version__}")
+        raise typer.Exit(0)
+
+
+def main() -> None:
+    try:
+        app()
+    except UserError as exc:
+        print(f"stackprobe: {exc}", file=sys.stderr)
+        sys.exit(exc.exit_code)

@@ -1,0 +1,56 @@
+"""`stackprobe run [SUITE] [--target DIR] [--out DIR]`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from stackprobe.cli.progress import RunProgress
+from stackprobe.plan.expand import expand
+from stackprobe.report.terminal import print_summary
+from stackprobe.runners.executor import RunSettings
+from stackprobe.runners.launch import launch
+from stackprobe.suite.loader import load_suite
+from stackprobe.transport.local import LocalTransport
+
+EXIT_STEP_FAILED = 1
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+
+
+def run(
+    suite: str = typer.Argument(None, help="Built-in suite name (quick, standard) or YAML file."),
+    target: Path = typer.Option(
+        None, "--target", "-t",
+        help="Directory to test; stackprobe works in a subdirectory it removes afterwards. "
+        "Default: the current directory's filesystem.",
+    ),
+    out: Path = typer.Option(Path("runs"), "--out", "-o", help="Where run directories go."),
+    fail_fast: bool = typer.Option(False, "--fail-fast", help="Stop at the first failed step."),
+) -> None:
+    """Run a suite (default: quick) and print its summary table."""
+    console = Console()
+    loaded = load_suite(suite)
+    plan = expand(loaded.suite, loaded.base_dir)
+    base = (target or Path.cwd()).resolve()
+    settings = RunSettings(
+        suite_name=loaded.suite.name,
+        suite_source=loaded.source,
+        suite_text=loaded.text,
+        target_label=str(base),
+        fail_fast=fail_fast,
+        command_line=tuple(sys.argv),
+    )
+    with RunProgress(plan, console) as progress:
+        results, run_path = launch(
+            plan, settings, LocalTransport(), target_base=base, out_dir=out.resolve(),
+            progress=progress,
+        )
+    console.print()
+    print_summary(results, console, str(run_path))
+    if results.run.status == "interrupted":
+        raise typer.Exit(EXIT_INTERRUPTED)
+    if results.run.status == "failed":
+        raise typer.Exit(EXIT_STEP_FAILED)

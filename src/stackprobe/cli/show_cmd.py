@@ -1,0 +1,61 @@
+"""`stackprobe show [RUN]` and `stackprobe report RUN --format md|json|csv`.
+
+RUN is a run directory, a run id under --out, or omitted for the newest run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from stackprobe.errors import UserError
+from stackprobe.report.render import to_csv, to_json, to_markdown
+from stackprobe.report.terminal import print_summary
+from stackprobe.store.index import list_runs
+from stackprobe.store.rundir import atomic_write, load_results
+
+FORMATS = {"md": (to_markdown, "md"), "json": (to_json, "json"), "csv": (to_csv, "csv")}
+
+
+def resolve_run(run: str | None, out: Path) -> Path:
+    """The run directory meant by `run` (path, id, or None for the newest)."""
+    if run:
+        path = Path(run)
+        if path.is_dir():
+            return path
+        if (out / run).is_dir():
+            return out / run
+        raise UserError(f"{run}: no such run directory (looked in . and {out})")
+    rows = list_runs(out)
+    for row in rows:
+        if Path(row["path"]).is_dir():
+            return Path(row["path"])
+    raise UserError(f"no runs in {out} (run `stackprobe run` first, or give a run directory)")
+
+
+def show(
+    run: str = typer.Argument(None, help="Run directory or id; default: the newest run."),
+    out: Path = typer.Option(Path("runs"), "--out", "-o", help="Where run directories are."),
+) -> None:
+    """Print a run's summary table."""
+    path = resolve_run(run, out)
+    print_summary(load_results(path), Console(), str(path))
+
+
+def report(
+    run: str = typer.Argument(..., help="Run directory or id."),
+    fmt: str = typer.Option("md", "--format", "-f", help="md, json or csv."),
+    output: Path = typer.Option(None, "--output", help="File to write; default: in the run dir."),
+    out: Path = typer.Option(Path("runs"), "--out", "-o", help="Where run directories are."),
+) -> None:
+    """Write a run's report as Markdown, JSON or CSV."""
+    if fmt not in FORMATS:
+        raise UserError(f"--format {fmt}: choose one of {', '.join(FORMATS)}")
+    path = resolve_run(run, out)
+    render, ext = FORMATS[fmt]
+    text = render(load_results(path))
+    target = output or path / f"report.{ext}"
+    atomic_write(target, text)
+    print(target)

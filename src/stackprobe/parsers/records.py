@@ -1,0 +1,167 @@
+"""Typed measurement records: what every parser returns and results.json stores.
+
+One record type per kind of figure, told apart by `type`:
+- `io`: a block/file workload (fio, later rbd bench, rados bench) with separate read/write/trim
+  statistics, latencies in nanoseconds, bandwidth in bytes/s;
+- `ops`: a metadata operation (create/stat/delete) in ops/s;
+- `membw`: a memory bandwidth figure and the tool that measured it;
+- `net`: a network transfer between two endpoints (iperf3);
+- `inventory`: what a host is made of (see parsers/inventory.py for its body).
+
+Latency dicts (`clat_ns`, `lat_ns`, `slat_ns`) are flat: mean/min/max/stddev plus the
+percentiles the tool reported, keyed by `percentile_key` ("p50", "p99.9", ...).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+
+def percentile_key(p: float | str) -> str:
+    """'99.900000' or 99.9 -> 'p99.9'; '50.000000' -> 'p50'."""
+    value = float(p)
+    text = f"{value:.6f}".rstrip("0").rstrip(".")
+    return f"p{text}"
+
+
+def percentile_value(key: str) -> float:
+    """'p99.9' -> 99.9 (inverse of percentile_key)."""
+    return float(key[1:])
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as stored in results.json and printed by `ingest --json`."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+class IoStats(BaseModel):
+    """One direction (read, write or trim) of an I/O workload."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    iops: float = 0.0
+    bw_bytes: float = 0.0
+    io_bytes: int | None = None
+    total_ios: int | None = None
+    runtime_ms: float | None = None
+    clat_ns: dict[str, float] = Field(default_factory=dict)
+    lat_ns: dict[str, float] = Field(default_factory=dict)
+    slat_ns: dict[str, float] = Field(default_factory=dict)
+    # fio json+ completion-latency histogram {bin value ns: count}; kept in memory for exact
+    # merging (analysis/histogram.py) but not written: the raw fio output holds it.
+    clat_bins: dict[int, int] | None = Field(default=None, exclude=True)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.total_ios or self.io_bytes or self.iops)
+
+
+class Cpu(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    usr_pct: float
+    sys_pct: float
+
+
+class IoRecord(_Record):
+    """A fio job (or group, or client) result."""
+
+    type: Literal["io"] = "io"
+    tool: str = "fio"
+    tool_version: str | None = None
+    source_format: str | None = None  # json, json+, normal, terse, client-json ...
+    job: str
+    host: str | None = None
+    groupid: int | None = None
+    jobs: int | None = None  # jobs merged into this record (group_reporting, numjobs)
+    workload: dict[str, Any] = Field(default_factory=dict)
+    read: IoStats = Field(default_factory=IoStats)
+    write: IoStats = Field(default_factory=IoStats)
+    trim: IoStats | None = None
+    cpu: Cpu | None = None
+    error: int = 0
+    error_message: str | None = None
+
+    def directions(self) -> list[tuple[str, IoStats]]:
+        """The directions that did I/O, in read/write/trim order."""
+        out = [(n, s) for n, s in (("read", self.read), ("write", self.write)) if s.active]
+        if self.trim is not None and self.trim.active:
+            out.append(("trim", self.trim))
+        return out
+
+
+class OpsRecord(_Record):
+    """A metadata operation rate, e.g. file creates per second."""
+
+    type: Literal["ops"] = "ops"
+    tool: str = "fio"
+    tool_version: str | None = None
+    operation: str  # create, stat, delete, ...
+    ops_per_s: float
+    total_ops: int | None = None
+    runtime_ms: float | None = None
+    jobs: int | None = None
+    files_per_job: int | None = None
+    lat_ns: dict[str, float] = Field(default_factory=dict)
+    host: str | None = None
+    error: int = 0
+    error_message: str | None = None
+
+
+class MemBwRecord(_Record):
+    """Memory bandwidth of one operation, as measured by the named tool."""
+
+    type: Literal["membw"] = "membw"
+    tool: str  # sysbench, mbw, stress-ng
+    tool_version: str | None = None
+    operation: str  # read, write, copy, triad, ...
+    bw_bytes: float
+    threads: int | None = None
+    block_bytes: int | None = None
+    total_bytes: int | None = None
+    host: str | None = None
+
+
+class NetRecord(_Record):
+    """A network transfer between two endpoints."""
+
+    type: Literal["net"] = "net"
+    tool: str = "iperf3"
+    tool_version: str | None = None
+    client: str | None = None
+    server: str | None = None
+    protocol: str | None = None
+    streams: int | None = None
+    reverse: bool | None = None
+    duration_s: float | None = None
+    sent_bps: float | None = None  # bits/s, as network people quote them
+    received_bps: float | None = None
+    retransmits: int | None = None
+    error: str | None = None
+
+
+class InventoryRecord(_Record):
+    """What a host is made of; the body is documented in parsers/inventory.py."""
+
+    type: Literal["inventory"] = "inventory"
+    host: str | None = None
+    cpu: dict[str, Any] = Field(default_factory=dict)
+    memory: dict[str, Any] = Field(default_factory=dict)
+    block_devices: list[dict[str, Any]] = Field(default_factory=list)
+    nics: list[dict[str, Any]] = Field(default_factory=list)
+    kernel: str | None = None
+    os: str | None = None
+    flags: list[str] = Field(default_factory=list)  # settings the seeds warn about
+
+
+Record = Annotated[
+    Union[IoRecord, OpsRecord, MemBwRecord, NetRecord, InventoryRecord],
+    Field(discriminator="type"),
+]

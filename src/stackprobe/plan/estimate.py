@@ -1,0 +1,75 @@
+"""How long a planned step will take and how much test data it lays out.
+
+Estimates drive `stackprobe plan`, the progress ETA and the free-space check, so they
+err long: fio's file layout and start-up are counted, not only its runtime.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from stackprobe.plan.steps import PlannedStep
+from stackprobe.units import parse_duration_s, parse_size
+
+FIO_STARTUP_S = 0.5
+LAYOUT_BYTES_PER_S = 1 * 1024**3  # laying out read files; slower targets take longer
+UNTIMED_BYTES_PER_S = 200 * 1024**2  # a size-bound fio job without a runtime cap
+METADATA_OPS_PER_S = 20_000
+UNKNOWN_JOB_FILE_S = 60.0
+
+
+def estimate_seconds(step: PlannedStep) -> float:
+    p = step.params
+    if step.kind == "inventory":
+        return 2.0
+    if step.kind == "memory":
+        per_op = max(float(p["seconds"]), 10.0) if p["tool"] == "stress-ng" else float(p["seconds"])
+        return len(p["operations"]) * (per_op + 0.5)
+    if step.kind == "metadata":
+        ops = int(p["files"]) * int(p["numjobs"]) * len(p["operations"])
+        return len(p["operations"]) * FIO_STARTUP_S + ops / METADATA_OPS_PER_S
+    if "job_file" in p:
+        return _job_file_seconds(p["job_file"])
+    return _fio_seconds(p)
+
+
+def _fio_seconds(p: dict) -> float:
+    data = parse_size(p.get("size", "1G")) * int(p.get("numjobs", 1))
+    ramp = parse_duration_s(p.get("ramp_time", 0))
+    layout = data / LAYOUT_BYTES_PER_S if "read" in str(p.get("rw", "read")) or p.get(
+        "rw"
+    ) in ("rw", "randrw") else 0.0
+    if "runtime" in p:
+        run = parse_duration_s(p["runtime"])
+        if not p.get("time_based"):
+            run = min(run, data / UNTIMED_BYTES_PER_S)
+    else:
+        run = data / UNTIMED_BYTES_PER_S
+    return FIO_STARTUP_S + layout + ramp + run
+
+
+def _job_file_seconds(path: str) -> float:
+    """Sum of runtime + ramp_time over the file's sections; a guess when it has none."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return UNKNOWN_JOB_FILE_S
+    total = 0.0
+    for key, value in re.findall(r"^\s*(runtime|ramp_time)\s*=\s*(\S+)", text, re.MULTILINE):
+        try:
+            total += parse_duration_s(value)
+        except ValueError:
+            pass
+    return total + FIO_STARTUP_S if total else UNKNOWN_JOB_FILE_S
+
+
+def estimate_space(step: PlannedStep) -> int:
+    """Bytes of test files the step creates on the target (0 when unknowable)."""
+    p = step.params
+    if step.kind == "fio" and "job_file" not in p:
+        return parse_size(p.get("size", "1G")) * int(p.get("numjobs", 1))
+    if step.kind == "metadata":
+        per_file = max(parse_size(p["file_size"]), 4096)  # a block per file at least
+        return int(p["files"]) * int(p["numjobs"]) * per_file
+    return 0

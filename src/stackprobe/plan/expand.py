@@ -1,0 +1,178 @@
+"""Suite -> list of PlannedStep: defaults applied, sweeps expanded, names made unique.
+
+A list-valued workload parameter is a sweep; several sweeps in one step multiply
+(cartesian product, in the order the parameters appear in the YAML). The expanded step's
+name is the step name plus the swept values ('lat-qd1-randread'), and its title may use
+them as placeholders ('4k {rw} latency').
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from stackprobe.plan.estimate import estimate_seconds, estimate_space
+from stackprobe.plan.steps import DEFAULT_LAYER, PlannedStep
+from stackprobe.suite.models import FioParams, FioStep, MetadataStep, Suite
+from stackprobe.units import parse_size
+
+_SWEEPABLE_META = ("files", "numjobs")
+
+
+def expand(suite: Suite, base_dir: Path | None = None) -> list[PlannedStep]:
+    """Concrete steps of `suite`; relative job_file paths resolve against base_dir."""
+    planned: list[PlannedStep] = []
+    defaults = suite.defaults.model_dump(exclude_none=True)
+    for spec in suite.steps:
+        for params, swept in _combinations(spec, defaults, base_dir):
+            name = _step_name(spec, params, swept)
+            headline = _headline(spec, params)
+            index = len(planned) + 1
+            step = PlannedStep(
+                index=index,
+                name=name,
+                kind=spec.kind,
+                title=_title(spec.title, spec.kind, params, swept, name),
+                layer=spec.layer or DEFAULT_LAYER[spec.kind],
+                params=params,
+                swept=swept,
+                headline=headline,
+            )
+            planned.append(
+                replace(step, estimate_s=estimate_seconds(step), space_bytes=estimate_space(step))
+            )
+    _make_unique(planned)
+    return planned
+
+
+def _combinations(spec, defaults: dict, base_dir: Path | None):
+    """(params, swept) for every combination of the step's list-valued parameters."""
+    raw = spec.model_dump(
+        exclude_none=True, exclude={"kind", "name", "title", "layer", "headline"}
+    )
+    if isinstance(spec, FioStep) and spec.job_file is not None:
+        path = Path(spec.job_file)
+        if not path.is_absolute() and base_dir is not None:
+            path = base_dir / path
+        yield {"job_file": str(path)}, {}
+        return
+    if isinstance(spec, FioStep):
+        # step values override the suite defaults, option by option
+        options = {**defaults.get("options", {}), **raw.pop("options", {})}
+        merged = {**{k: v for k, v in defaults.items() if k != "options"}, **raw}
+        items = [(k, merged[k]) for k in FioParams.model_fields if k in merged and k != "options"]
+        items += [(f"options.{k}", v) for k, v in options.items()]
+    else:
+        items = list(raw.items())
+    swept_keys = [k for k, v in items if isinstance(v, list) and _is_sweep(spec, k)]
+    choices = [v if k in swept_keys else [v] for k, v in items]
+    for combo in itertools.product(*choices):
+        params: dict[str, Any] = {}
+        for (key, _), value in zip(items, combo):
+            if key.startswith("options."):
+                params.setdefault("options", {})[key[8:]] = value
+            else:
+                params[key] = value
+        yield params, {k: params_get(params, k) for k in swept_keys}
+
+
+def _is_sweep(spec, key: str) -> bool:
+    """Lists that are sweeps (not lists by nature, like memory 'operations')."""
+    if isinstance(spec, FioStep):
+        return True
+    if isinstance(spec, MetadataStep):
+        return key in _SWEEPABLE_META
+    return False
+
+
+def params_get(params: dict[str, Any], key: str) -> Any:
+    if key.startswith("options."):
+        return params.get("options", {}).get(key[8:])
+    return params[key]
+
+
+def _step_name(spec, params: dict, swept: dict) -> str:
+    base = spec.name or _default_name(spec.kind, params)
+    if "{" in base:
+        return _format(base, params, swept)
+    suffix = "-".join(_slug(v) for v in swept.values())
+    return f"{base}-{suffix}" if suffix else base
+
+
+def _default_name(kind: str, params: dict) -> str:
+    if kind == "fio" and "job_file" in params:
+        return Path(params["job_file"]).stem
+    if kind == "fio":
+        return "-".join(_slug(params[k]) for k in ("rw", "bs") if k in params) or "fio"
+    return kind
+
+
+def _title(title: str | None, kind: str, params: dict, swept: dict, name: str) -> str:
+    if title:
+        text = _format(title, params, swept)
+        if swept and text == title and "{" not in title:
+            text += " (" + ", ".join(f"{k}={v}" for k, v in swept.items()) + ")"
+        return text
+    if kind == "fio" and "job_file" not in params:
+        parts = [str(params.get("bs", "")), str(params.get("rw", ""))]
+        parts += [f"QD{params['iodepth']}"] if "iodepth" in params else []
+        parts += [f"{params['numjobs']} jobs"] if params.get("numjobs", 1) > 1 else []
+        return " ".join(p for p in parts if p)
+    return {"inventory": "Inventory", "memory": "Memory bandwidth",
+            "metadata": "File metadata operations"}.get(kind, name)
+
+
+RW_TEXT = {
+    "read": "sequential read",
+    "write": "sequential write",
+    "randread": "random read",
+    "randwrite": "random write",
+    "rw": "sequential read/write",
+    "readwrite": "sequential read/write",
+    "randrw": "random read/write",
+    "trim": "sequential trim",
+    "randtrim": "random trim",
+    "trimwrite": "trim+write",
+}
+
+
+def _format(template: str, params: dict, swept: dict) -> str:
+    """Fill '{rw}', '{bs}', ... and '{rw_text}' ('random read') from the step's params."""
+    flat = {**{k: v for k, v in params.items() if k != "options"}, **params.get("options", {})}
+    if "rw" in flat:
+        flat["rw_text"] = RW_TEXT.get(str(flat["rw"]), str(flat["rw"]))
+    try:
+        return template.format(**flat)
+    except (KeyError, IndexError, ValueError):
+        return template
+
+
+def _slug(value: Any) -> str:
+    text = str(value).lower()
+    return "".join(c if c.isalnum() or c in "._" else "-" for c in text).strip("-")
+
+
+def _headline(spec, params: dict) -> str | None:
+    """The figure a step is about: IOPS, bandwidth, latency, ops/s or memory bandwidth."""
+    if spec.kind != "fio":
+        return {"memory": "membw", "metadata": "ops"}.get(spec.kind)
+    if spec.headline != "auto":
+        return spec.headline
+    if "job_file" in params:
+        return "iops"
+    if int(params.get("iodepth", 1)) * int(params.get("numjobs", 1)) == 1:
+        return "lat"
+    if parse_size(params.get("bs", "4k")) >= 256 * 1024:
+        return "bw"
+    return "iops"
+
+
+def _make_unique(steps: list[PlannedStep]) -> None:
+    seen: dict[str, int] = {}
+    for i, step in enumerate(steps):
+        count = seen.get(step.name, 0)
+        seen[step.name] = count + 1
+        if count:
+            steps[i] = replace(step, name=f"{step.name}-{count + 1}")

@@ -1,0 +1,32 @@
+"""PlannedStep: one concrete thing to run, after sweeps are expanded and defaults applied."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+DEFAULT_LAYER = {
+    "inventory": "hardware",
+    "memory": "hardware",
+    "fio": "disk",
+    "metadata": "disk",
+}
+
+
+@dataclass(frozen=True)
+class PlannedStep:
+    index: int  # 1-based position in the run
+    name: str  # unique within the plan, e.g. 'lat-qd1-randread'
+    kind: str
+    title: str
+    layer: str
+    params: dict[str, Any]  # every parameter the runner needs, concrete (no lists)
+    swept: dict[str, Any] = field(default_factory=dict)  # the sweep values that made this step
+    headline: str | None = None  # iops | bw | lat | ops | membw | None
+    estimate_s: float = 0.0
+    space_bytes: int = 0  # test data this step lays out on the target
+
+    @property
+    def id(self) -> str:
+        """Directory-safe identifier: '07-lat-qd1-randread'."""
+        return f"{self.index:02d}-{self.name}"

@@ -1,0 +1,111 @@
+"""Render a run's summary as Markdown (a wiki page), CSV (a spreadsheet) or JSON.
+
+All three carry the same rows as `stackprobe show`; HTML comes with its own module.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from stackprobe.parsers.records import InventoryRecord
+from stackprobe.report.inventory_lines import inventory_lines
+from stackprobe.report.table import Row, summary_rows
+from stackprobe.store.results import RunResults
+from stackprobe.suite.models import LAYERS
+from stackprobe.units import fmt_bw, fmt_iops, fmt_ns, fmt_seconds
+
+LAYER_TITLES = {
+    "hardware": "Hardware",
+    "disk": "Disks and filesystems",
+    "network": "Network",
+    "daemon": "Storage daemons",
+    "cluster": "Cluster",
+    "client": "Clients and applications",
+}
+HEADERS = ("Test", "Workload", "Bandwidth", "IOPS / ops/s", "Mean latency", "p99 latency",
+           "Status")
+
+
+def formatted(row: Row) -> list[str]:
+    """The row's cells as people read them."""
+    status = row.status if not row.note else f"{row.status}: {row.note}"
+    return [
+        row.test,
+        row.workload,
+        fmt_bw(row.bw_bytes) if row.bw_bytes is not None else "",
+        fmt_iops(row.iops) if row.iops is not None else "",
+        fmt_ns(row.lat_mean_ns) if row.lat_mean_ns is not None else "",
+        fmt_ns(row.p99_ns) if row.p99_ns is not None else "",
+        status,
+    ]
+
+
+def inventories(results: RunResults) -> list[InventoryRecord]:
+    return [r for s in results.steps for r in s.records if isinstance(r, InventoryRecord)]
+
+
+def warnings_of(results: RunResults) -> list[str]:
+    out = list(results.run.warnings)
+    for inv in inventories(results):
+        out.extend(inv.flags)
+    for step in results.steps:
+        out.extend(f"{step.id}: {w}" for w in step.warnings)
+    return out
+
+
+def to_markdown(results: RunResults) -> str:
+    run = results.run
+    took = ""
+    lines = [f"# stackprobe run {run.id}", ""]
+    lines += [f"- Suite: {run.suite} ({run.suite_source})", f"- Target: {run.target}",
+              f"- Host: {run.host}", f"- Started: {run.started}", f"- Status: {run.status}"]
+    durations = [s.duration_s for s in results.steps if s.duration_s]
+    if durations:
+        took = fmt_seconds(sum(durations))
+        lines.append(f"- Measured for: {took}")
+    if run.tool_versions:
+        tools = ", ".join(f"{k} {v}" for k, v in sorted(run.tool_versions.items()))
+        lines.append(f"- Tools: {tools}")
+    for inv in inventories(results):
+        lines += ["", "## Environment", ""]
+        lines += [f"- **{label}**: {text}" for label, text in inventory_lines(inv)]
+    rows = summary_rows(results)
+    for layer in LAYERS:
+        layer_rows = [r for r in rows if r.layer == layer]
+        if not layer_rows:
+            continue
+        lines += ["", f"## {LAYER_TITLES[layer]}", ""]
+        lines.append("| " + " | ".join(HEADERS) + " |")
+        lines.append("|" + "---|" * len(HEADERS))
+        for row in layer_rows:
+            cells = [c.replace("|", "\\|") for c in formatted(row)]
+            lines.append("| " + " | ".join(cells) + " |")
+    notes = warnings_of(results)
+    if notes:
+        lines += ["", "## Warnings", ""] + [f"- {w}" for w in notes]
+    return "\n".join(lines) + "\n"
+
+
+CSV_FIELDS = ("run", "layer", "step", "test", "workload", "direction", "bw_bytes", "iops",
+              "lat_mean_ns", "p99_ns", "headline", "status", "note")
+
+
+def to_csv(results: RunResults) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=CSV_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for row in summary_rows(results):
+        writer.writerow({"run": results.run.id, **row.as_dict()})
+    return buf.getvalue()
+
+
+def to_json(results: RunResults) -> str:
+    doc = {
+        "schema_version": results.schema_version,
+        "run": results.run.model_dump(mode="json"),
+        "rows": [row.as_dict() for row in summary_rows(results)],
+        "warnings": warnings_of(results),
+    }
+    return json.dumps(doc, indent=1) + "\n"

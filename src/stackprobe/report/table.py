@@ -1,0 +1,117 @@
+"""The summary table of a run, as plain rows every output format renders.
+
+Laid out like the seed reports' tables: one row per test (per direction for mixed
+workloads), in the ladder's order (hardware -> disk -> ... -> client), with bandwidth,
+IOPS (or ops/s), mean latency and p99 latency. Figures stay in base units here; the
+renderers format them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from stackprobe.store.results import DirectionSummary, RunResults, StepResult
+from stackprobe.suite.models import LAYERS
+from stackprobe.units import fmt_bytes, parse_size
+
+
+@dataclass
+class Row:
+    layer: str
+    step: str  # step id
+    test: str
+    workload: str
+    direction: str  # read / write / trim / create ... / '' for single-figure rows
+    bw_bytes: float | None = None
+    iops: float | None = None  # IOPS, or ops/s for metadata
+    lat_mean_ns: float | None = None
+    p99_ns: float | None = None
+    headline: str | None = None  # which column is the step's headline figure
+    status: str = "ok"
+    note: str = ""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def summary_rows(results: RunResults) -> list[Row]:
+    rows: list[Row] = []
+    order = {layer: i for i, layer in enumerate(LAYERS)}
+    steps = sorted(results.steps, key=lambda s: (order.get(s.layer, 99), s.index))
+    for step in steps:
+        if step.kind == "inventory":
+            continue
+        rows.extend(_step_rows(step))
+    return rows
+
+
+def _step_rows(step: StepResult) -> list[Row]:
+    base = dict(layer=step.layer, step=step.id, workload=workload_text(step.params))
+    note = step.error or ""
+    s = step.summary
+    if s is None:
+        return [Row(test=step.title, direction="", status=step.status, note=note, **base)]
+    rows: list[Row] = []
+    for op, bw in s.membw.items():
+        title = f"Memory {op} bandwidth ({s.tool})"
+        rows.append(Row(test=title, direction=op, bw_bytes=bw, headline="bw",
+                        status=step.status, note=note, **{**base, "workload": _mem_workload(step)}))
+    for op, rate in s.ops.items():
+        rows.append(Row(test=f"File {op}", direction=op, iops=rate,
+                        lat_mean_ns=s.ops_lat_mean_ns.get(op), headline="iops",
+                        status=step.status, note=note, **base))
+    for group in s.io:
+        dirs = [(n, d) for n, d in (("read", group.read), ("write", group.write),
+                                    ("trim", group.trim)) if d is not None]
+        label = step.title if len(s.io) == 1 else f"{step.title}: {group.label}"
+        for name, d in dirs:
+            test = f"{label} ({name})" if len(dirs) > 1 else label
+            rows.append(_io_row(test, name, d, step, note, base))
+    if not rows:
+        rows.append(Row(test=step.title, direction="", status=step.status, note=note, **base))
+    return rows
+
+
+def _io_row(test: str, name: str, d: DirectionSummary, step: StepResult, note: str,
+            base: dict) -> Row:
+    return Row(
+        test=test,
+        direction=name,
+        bw_bytes=d.bw_bytes,
+        iops=d.iops,
+        lat_mean_ns=d.lat_mean_ns,
+        p99_ns=d.clat_ns.get("p99"),
+        headline={"iops": "iops", "bw": "bw", "lat": "lat"}.get(step.headline or ""),
+        status=step.status,
+        note=note,
+        **base,
+    )
+
+
+def workload_text(params: dict) -> str:
+    """'randwrite 4k QD128', '4M rw 50/50 QD32 x2 jobs', 'job file x.fio'."""
+    if "job_file" in params:
+        return f"job file {params['job_file'].rsplit('/', 1)[-1]}"
+    if "files" in params:  # metadata
+        jobs = int(params.get("numjobs", 1))
+        return f"{params['files']} files x{jobs} job{'s' if jobs > 1 else ''}"
+    if "rw" not in params:
+        return ""
+    parts = [str(params["rw"]), str(params.get("bs", ""))]
+    if params["rw"] in ("rw", "readwrite", "randrw"):
+        mix = int(params.get("rwmixread", 50))
+        parts.append(f"{mix}/{100 - mix}")
+    if "iodepth" in params:
+        parts.append(f"QD{params['iodepth']}")
+    if int(params.get("numjobs", 1)) > 1:
+        parts.append(f"x{params['numjobs']} jobs")
+    return " ".join(p for p in parts if p)
+
+
+def _mem_workload(step: StepResult) -> str:
+    p = step.params
+    try:
+        size = fmt_bytes(parse_size(p.get("size", 0)))
+    except ValueError:
+        size = str(p.get("size"))
+    return f"{size} per op, threads={p.get('threads', 'auto')}"

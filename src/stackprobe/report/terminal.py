@@ -1,0 +1,61 @@
+"""The run summary in the terminal (rich): environment, ladder table, warnings."""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from stackprobe.report.inventory_lines import inventory_lines
+from stackprobe.report.render import LAYER_TITLES, formatted, inventories, warnings_of
+from stackprobe.report.table import summary_rows
+from stackprobe.store.results import RunResults
+from stackprobe.suite.models import LAYERS
+from stackprobe.units import fmt_seconds
+
+_HEADLINE_CELL = {"bw": 2, "iops": 3, "lat": 4}
+NARROW_COLUMNS = 130
+SHORT_HEADERS = ("Test", "Workload", "Bandwidth", "IOPS/ops", "Mean lat", "p99 lat", "Status")
+_STATUS_STYLE = {"ok": "green", "failed": "bold red", "interrupted": "yellow", "skipped": "dim"}
+
+
+def print_summary(results: RunResults, console: Console, run_path: str | None = None) -> None:
+    run = results.run
+    took = sum(s.duration_s or 0 for s in results.steps)
+    console.print(
+        f"[bold]stackprobe[/] run [bold]{run.id}[/]  suite {run.suite}  target {run.target}  "
+        f"status [{_STATUS_STYLE.get(run.status, 'white')}]{run.status}[/]  "
+        f"measured {fmt_seconds(took)}"
+    )
+    for inv in inventories(results):
+        for label, text in inventory_lines(inv):
+            console.print(f"  [bold]{label}:[/] {text}")
+    rows = summary_rows(results)
+    # A narrow terminal drops the workload (the test name says it) and, when every row is
+    # ok, the status column (the header line says it), so figures never get cut off.
+    narrow = console.width < NARROW_COLUMNS
+    keep = [i for i in range(len(SHORT_HEADERS)) if not (narrow and i == 1)]
+    if narrow and all(r.status == "ok" for r in rows):
+        keep.remove(len(SHORT_HEADERS) - 1)
+    table = Table(header_style="bold", box=box.SIMPLE_HEAD if narrow else box.HEAVY_HEAD)
+    for i in keep:
+        table.add_column(SHORT_HEADERS[i], justify="right" if 2 <= i <= 5 else "left",
+                         min_width=26 if i == 0 else None)
+    for layer in LAYERS:
+        layer_rows = [r for r in rows if r.layer == layer]
+        if not layer_rows:
+            continue
+        table.add_row(f"[bold cyan]{LAYER_TITLES[layer]}[/]", *[""] * (len(table.columns) - 1))
+        for row in layer_rows:
+            cells = formatted(row)
+            pos = _HEADLINE_CELL.get(row.headline or "")
+            if pos is not None and cells[pos]:
+                cells[pos] = f"[bold]{cells[pos]}[/]"
+            style = _STATUS_STYLE.get(row.status, "white")
+            cells[-1] = f"[{style}]{cells[-1]}[/]"
+            table.add_row(*(cells[i] for i in keep))
+    console.print(table)
+    for w in warnings_of(results):
+        console.print(f"  [yellow]![/] {w}")
+    if run_path:
+        console.print(f"Results: {run_path}")

@@ -1,0 +1,114 @@
+"""The runner contract: one module per step kind, each with prepare / run / cleanup.
+
+A runner builds the tool's command, runs it through the step's transport, hands the raw
+output to a parser and returns a StepOutcome. It never writes results itself: the executor
+stores outcomes. StepContext.execute keeps every command's line, stdout and stderr in the
+step directory, so raw output is never lost, also when parsing fails.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from stackprobe.parsers.records import Record
+from stackprobe.plan.steps import PlannedStep
+from stackprobe.store.results import CommandRecord
+from stackprobe.store.rundir import RunDir
+from stackprobe.transport.base import CommandResult, Transport
+
+
+@dataclass
+class TargetInfo:
+    """Where test files go and what the target supports."""
+
+    root: Path  # the scratch directory stackprobe created for this run
+    direct_io: bool = True  # O_DIRECT works on the target filesystem
+
+
+@dataclass
+class StepOutcome:
+    status: str  # ok | failed | interrupted
+    records: list[Record] = field(default_factory=list)
+    error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class StepContext:
+    step: PlannedStep
+    transport: Transport
+    run_dir: RunDir
+    target: TargetInfo
+    timeout_s: float
+    commands: list[CommandRecord] = field(default_factory=list)
+
+    @property
+    def step_dir(self) -> Path:
+        """Where raw outputs and job files of this step are kept."""
+        return self.run_dir.step_dir(self.step.id)
+
+    @property
+    def work_dir(self) -> Path:
+        """Where this step's test files go (removed by cleanup)."""
+        return self.target.root / self.step.id
+
+    def execute(
+        self,
+        label: str,
+        argv: list[str],
+        *,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> CommandResult:
+        """Run a command through the transport and keep its line, stdout and stderr."""
+        result = self.transport.run(
+            argv, cwd=str(cwd) if cwd else None, env=env, timeout=self.timeout_s
+        )
+        out, err = self.run_dir.save_command(self.step.id, label, result)
+        self.commands.append(
+            CommandRecord(
+                command=result.command_line(),
+                argv=result.argv,
+                host=result.host,
+                cwd=result.cwd,
+                returncode=result.returncode,
+                duration_s=round(result.duration_s, 3),
+                timed_out=result.timed_out,
+                interrupted=result.interrupted,
+                stdout_file=out,
+                stderr_file=err,
+            )
+        )
+        return result
+
+
+class Runner(Protocol):
+    kind: str
+
+    def prepare(self, ctx: StepContext) -> None: ...
+
+    def run(self, ctx: StepContext) -> StepOutcome: ...
+
+    def cleanup(self, ctx: StepContext) -> None: ...
+
+
+def remove_work_dir(ctx: StepContext) -> None:
+    """Remove the step's test files: only the directory stackprobe made for this step."""
+    work = ctx.work_dir
+    if work.is_dir() and work.resolve().is_relative_to(ctx.target.root.resolve()):
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def failure_message(result: CommandResult, tool: str) -> str:
+    """The tool's own words for why it failed, in one line."""
+    if result.returncode is None:
+        return result.stderr.strip() or f"{tool} could not be started"
+    if result.timed_out:
+        return f"{tool} timed out after {result.duration_s:.0f} s and was stopped"
+    lines = [ln.strip() for ln in result.stderr.splitlines() if ln.strip()]
+    tool_lines = [ln for ln in lines if ln.startswith(f"{tool}:")]
+    text = (tool_lines or lines or [f"exit status {result.returncode}"])[-1]
+    return text if text.startswith(tool) else f"{tool}: {text}"

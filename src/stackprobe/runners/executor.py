@@ -1,0 +1,178 @@
+"""Runs a plan step by step: runner -> parser -> store, with progress and clean stops.
+
+After every step results.json is rewritten atomically and the index row updated, so a
+crash or Ctrl-C keeps every finished step. Test files live in one scratch directory per
+run, removed at the end whatever happened. A failed step is recorded with the tool's own
+message and the suite goes on (unless fail_fast).
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from stackprobe import __version__
+from stackprobe.analysis.step_summary import summarise_step
+from stackprobe.plan.steps import PlannedStep
+from stackprobe.runners.base import StepContext, StepOutcome, TargetInfo
+from stackprobe.runners.registry import runner_for
+from stackprobe.store.index import record_run
+from stackprobe.store.results import RunInfo, RunResults, StepResult
+from stackprobe.store.rundir import RunDir, atomic_write, utc_now_iso
+from stackprobe.transport.base import Transport
+
+MIN_STEP_TIMEOUT_S = 120.0
+
+
+class Progress(Protocol):
+    def step_started(self, step: PlannedStep) -> None: ...
+
+    def step_finished(self, step: PlannedStep, result: StepResult) -> None: ...
+
+
+@dataclass
+class RunSettings:
+    suite_name: str
+    suite_source: str
+    suite_text: str
+    target_label: str
+    fail_fast: bool = False
+    command_line: tuple[str, ...] = ()
+
+
+def step_timeout(step: PlannedStep) -> float:
+    """Generous: twice the estimate plus two minutes (a hung tool still ends)."""
+    return max(MIN_STEP_TIMEOUT_S, 2 * step.estimate_s + MIN_STEP_TIMEOUT_S)
+
+
+class Executor:
+    def __init__(
+        self,
+        plan: Sequence[PlannedStep],
+        settings: RunSettings,
+        transport: Transport,
+        run_dir: RunDir,
+        out_dir: Path,
+        target: TargetInfo,
+        progress: Progress | None = None,
+        tool_versions: dict[str, str] | None = None,
+        warnings: list[str] | None = None,
+    ):
+        self.plan = list(plan)
+        self.settings = settings
+        self.transport = transport
+        self.run_dir = run_dir
+        self.out_dir = out_dir
+        self.target = target
+        self.progress = progress
+        self.stop_requested = False
+        self.results = RunResults(
+            run=RunInfo(
+                id=run_dir.run_id,
+                suite=settings.suite_name,
+                suite_source=settings.suite_source,
+                target=settings.target_label,
+                host=transport.host,
+                started=utc_now_iso(),
+                stackprobe_version=__version__,
+                tool_versions=tool_versions or {},
+                command_line=list(settings.command_line),
+                warnings=list(warnings or []),
+            ),
+            steps=[_pending(step) for step in self.plan],
+        )
+
+    def request_stop(self) -> None:
+        """First Ctrl-C: stop the running tool gracefully, run no further step."""
+        self.stop_requested = True
+        self.transport.interrupt()
+
+    def execute(self) -> RunResults:
+        self.run_dir.write_suite(self.settings.suite_text)
+        self._save()
+        try:
+            for i, step in enumerate(self.plan):
+                if self.stop_requested:
+                    break
+                result = self.results.steps[i]
+                self._run_step(step, result)
+                if result.status == "interrupted":
+                    break
+                if result.status == "failed" and self.settings.fail_fast:
+                    break
+        finally:
+            self._finish()
+        return self.results
+
+    def _run_step(self, step: PlannedStep, result: StepResult) -> None:
+        result.status = "running"
+        result.started = utc_now_iso()
+        self._save()
+        if self.progress:
+            self.progress.step_started(step)
+        ctx = StepContext(step, self.transport, self.run_dir, self.target, step_timeout(step))
+        runner = runner_for(step.kind)
+        t0 = time.monotonic()
+        try:
+            runner.prepare(ctx)
+            outcome = runner.run(ctx)
+        except Exception as exc:  # a bug or an OS error must not lose the run
+            atomic_write(ctx.step_dir / "error.txt", traceback.format_exc())
+            outcome = StepOutcome("failed", error=f"{type(exc).__name__}: {exc} (see error.txt)")
+        finally:
+            try:
+                runner.cleanup(ctx)
+            except Exception as exc:  # pragma: no cover - cleanup of our own directory
+                result.warnings.append(f"cleanup failed: {exc}")
+        if self.stop_requested and outcome.status == "ok":
+            outcome.status = "interrupted"
+        result.duration_s = round(time.monotonic() - t0, 3)
+        result.ended = utc_now_iso()
+        result.status = outcome.status  # type: ignore[assignment]
+        result.records = list(outcome.records)
+        result.summary = summarise_step(step.headline, outcome.records)
+        result.error = outcome.error
+        result.warnings.extend(outcome.warnings)
+        result.commands = ctx.commands
+        result.artifacts = sorted(p.name for p in ctx.step_dir.iterdir() if p.is_file())
+        self._save()
+        if self.progress:
+            self.progress.step_finished(step, result)
+
+    def _finish(self) -> None:
+        for result in self.results.steps:
+            if result.status in ("pending", "running"):
+                result.status = "skipped"
+        statuses = {s.status for s in self.results.steps}
+        run = self.results.run
+        if self.stop_requested or "interrupted" in statuses:
+            run.status = "interrupted"
+        elif "failed" in statuses:
+            run.status = "failed"
+        else:
+            run.status = "ok"
+        run.ended = utc_now_iso()
+        self._save()
+
+    def _save(self) -> None:
+        self.run_dir.save(self.results)
+        record_run(self.out_dir, self.run_dir.path, self.results)
+
+
+def _pending(step: PlannedStep) -> StepResult:
+    return StepResult(
+        id=step.id,
+        index=step.index,
+        name=step.name,
+        kind=step.kind,
+        title=step.title,
+        layer=step.layer,
+        params=step.params,
+        swept=step.swept,
+        headline=step.headline,
+        estimate_s=round(step.estimate_s, 1),
+    )

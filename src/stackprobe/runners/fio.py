@@ -1,0 +1,83 @@
+"""The fio runner: a job file from the step's parameters, or the user's own file unchanged.
+
+fio runs in the step's work directory with `--output-format=json+` (the full latency
+histogram, for exact merged percentiles), and its JSON on stdout is kept as fio.stdout.
+A user's job file may refer to ${STACKPROBE_DIR}, the step's scratch directory on the
+target (fio expands environment variables in job files); relative paths land there too.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from stackprobe.parsers.fio_json import FioJsonError, parse_fio_json
+from stackprobe.parsers.records import IoRecord
+from stackprobe.runners.base import (
+    StepContext,
+    StepOutcome,
+    failure_message,
+    remove_work_dir,
+)
+from stackprobe.runners.fio_job import build_job
+
+JOB_FILE = "job.fio"
+# Files fio writes itself (per-IO and histogram logs) that belong beside its output.
+OWN_OUTPUT_GLOBS = ("*.log", "*.log.gz")
+
+
+class FioRunner:
+    kind = "fio"
+
+    def prepare(self, ctx: StepContext) -> None:
+        ctx.work_dir.mkdir(parents=True, exist_ok=True)
+        p = ctx.step.params
+        if "job_file" in p:
+            src = Path(p["job_file"])
+            shutil.copyfile(src, ctx.step_dir / src.name)
+        else:
+            job = build_job(ctx.step.name, str(ctx.work_dir), p, direct_io=ctx.target.direct_io)
+            (ctx.step_dir / JOB_FILE).write_text(job, encoding="utf-8")
+
+    def run(self, ctx: StepContext) -> StepOutcome:
+        p = ctx.step.params
+        job = Path(p["job_file"]) if "job_file" in p else ctx.step_dir / JOB_FILE
+        result = ctx.execute(
+            "fio",
+            ["fio", "--output-format=json+", str(job)],
+            cwd=ctx.work_dir,
+            env={"STACKPROBE_DIR": str(ctx.work_dir)},
+        )
+        self._collect_own_outputs(ctx)
+        warnings = []
+        if not ctx.target.direct_io and "job_file" not in p and p.get("direct"):
+            warnings.append("direct=1 requested but the target does not support O_DIRECT: "
+                            "ran buffered (page cache in play)")
+        try:
+            records: list[IoRecord] = parse_fio_json(result.stdout)
+        except FioJsonError:
+            records = []
+        if result.interrupted:
+            return StepOutcome("interrupted", list(records), "stopped by the user", warnings)
+        failed = [r for r in records if r.error]
+        if not result.ok or failed or not records:
+            message = failure_message(result, "fio")
+            if result.ok and not records:
+                message = "fio printed no JSON result"
+            if failed and result.ok:
+                message = f"fio: job {failed[0].job} failed with err={failed[0].error}"
+            for rec in failed:
+                rec.error_message = message
+            return StepOutcome("failed", list(records), message, warnings)
+        return StepOutcome("ok", list(records), None, warnings)
+
+    def cleanup(self, ctx: StepContext) -> None:
+        remove_work_dir(ctx)
+
+    @staticmethod
+    def _collect_own_outputs(ctx: StepContext) -> None:
+        if not ctx.work_dir.is_dir():
+            return
+        for pattern in OWN_OUTPUT_GLOBS:
+            for f in ctx.work_dir.glob(pattern):
+                shutil.move(str(f), ctx.step_dir / f.name)

@@ -1,0 +1,81 @@
+"""fio job files from step parameters (pure text building, no execution).
+
+A job file rather than a long command line: it is what storage engineers read and rerun,
+and it is kept in the step directory next to fio's output. group_reporting is always on so
+a step's numjobs are reported as one group with exact merged percentiles.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Order in which parameters appear in the job section (the rest follow alphabetically).
+_ORDER = ("rw", "rwmixread", "bs", "iodepth", "numjobs", "size", "ioengine", "direct",
+          "runtime", "ramp_time", "time_based")
+
+
+def fio_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def build_job(name: str, directory: str, params: dict[str, Any], *, direct_io: bool = True) -> str:
+    """A single-job fio job file for a `fio` step's parameters."""
+    options = dict(params.get("options", {}))
+    core = {k: v for k, v in params.items() if k != "options"}
+    if not direct_io and core.get("direct"):
+        core["direct"] = 0
+    lines = [f"# stackprobe step {name}", "[global]", f"directory={directory}",
+             "group_reporting=1"]
+    lines.append(f"[{name}]")
+    for key in _ORDER:
+        if key in core:
+            lines.append(_line(key, core[key]))
+    for key in sorted(k for k in core if k not in _ORDER):
+        lines.append(_line(key, core[key]))
+    for key in sorted(options):
+        lines.append(_line(key, options[key]))
+    return "\n".join(lines) + "\n"
+
+
+def _line(key: str, value: Any) -> str:
+    if key == "time_based":
+        return "time_based=1" if value else "time_based=0"
+    return f"{key}={fio_value(value)}"
+
+
+METADATA_ENGINES = {"create": "filecreate", "stat": "filestat", "delete": "filedelete"}
+
+
+def build_metadata_job(
+    name: str, directory: str, *, files: int, numjobs: int, file_size: str,
+    operations: list[str], stat_type: str = "stat",
+) -> str:
+    """create / stat / delete phases over one shared file set, one phase at a time.
+
+    The phases must see the same files: fio names files after the job by default, so each
+    phase would make and measure its own set. filename_format without the job name
+    ($jobnum.$filenum) gives every phase the same names, job by job.
+    """
+    lines = [
+        f"# stackprobe step {name}",
+        "[global]",
+        f"directory={directory}",
+        f"nrfiles={files}",
+        f"filesize={fio_value(file_size)}",
+        f"bs={fio_value(file_size)}",
+        "openfiles=1",
+        f"numjobs={numjobs}",
+        "filename_format=md.$jobnum.$filenum",
+        "group_reporting=1",
+    ]
+    for op in operations:
+        lines += ["", f"[{op}]", f"ioengine={METADATA_ENGINES[op]}", "stonewall"]
+        if op == "create":
+            lines.append("fallocate=none")
+        if op == "stat":
+            lines.append(f"stat_type={stat_type}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,81 @@
+"""Start a run: pre-flight checks, scratch directory, signal handling, then the executor.
+
+Ctrl-C (SIGINT) or SIGTERM once: the running tool is asked to stop (fio still reports
+what it measured), no further step starts, results are saved and test files removed.
+A second signal kills the running tool at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import signal
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from stackprobe.plan.steps import PlannedStep
+from stackprobe.runners.base import TargetInfo
+from stackprobe.runners.executor import Executor, Progress, RunSettings
+from stackprobe.runners.preflight import (
+    check_space,
+    check_target,
+    check_tools,
+    make_scratch,
+    supports_direct_io,
+)
+from stackprobe.runners.tools import BY_NAME, tool_version
+from stackprobe.store.results import RunResults
+from stackprobe.store.rundir import RunDir, new_run_id
+from stackprobe.transport.base import Transport
+
+
+def launch(
+    plan: Sequence[PlannedStep],
+    settings: RunSettings,
+    transport: Transport,
+    *,
+    target_base: Path,
+    out_dir: Path,
+    progress: Progress | None = None,
+) -> tuple[RunResults, Path]:
+    """Run the plan; return its results and run directory. UserError before any load."""
+    needed = check_tools(transport, plan)
+    check_target(target_base)
+    check_space(target_base, plan)
+    versions = {name: v for name in needed if (v := tool_version(transport, BY_NAME[name]))}
+    run_id = new_run_id(settings.suite_name)
+    scratch = make_scratch(target_base, run_id)
+    try:
+        warnings = []
+        direct = supports_direct_io(scratch)
+        if not direct:
+            warnings.append(f"{target_base}: O_DIRECT not supported; fio ran with direct=0")
+        run_dir = RunDir.create(out_dir, run_id)
+        executor = Executor(
+            plan, settings, transport, run_dir, out_dir,
+            TargetInfo(root=scratch, direct_io=direct), progress, versions, warnings,
+        )
+        with _stop_on_signals(executor):
+            results = executor.execute()
+        return results, run_dir.path
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _stop_on_signals(executor: Executor) -> Iterator[None]:
+    received = {"count": 0}
+
+    def handler(signum, frame):  # noqa: ARG001 - signal handler signature
+        received["count"] += 1
+        if received["count"] == 1:
+            executor.request_stop()
+        else:
+            executor.transport.kill()
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)

@@ -1,0 +1,216 @@
+"""Suite models: what a suite YAML may say, validated before anything runs.
+
+A suite is a name, optional `defaults` (fio workload parameters shared by the fio and
+metadata steps) and an ordered list of steps told apart by `kind`. Any workload
+parameter given as a list is a sweep: the plan expands it into one step per combination.
+Unknown keys are errors (a typo must not silently fall back to a default).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from stackprobe.units import parse_duration_s, parse_size
+
+LAYERS = ("hardware", "disk", "network", "daemon", "cluster", "client")
+
+FIO_RW = (
+    "read",
+    "write",
+    "randread",
+    "randwrite",
+    "rw",
+    "readwrite",
+    "randrw",
+    "trim",
+    "randtrim",
+    "trimwrite",
+)
+
+Scalar = Union[str, int, float, bool]
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def _check_each(value: Any, check) -> Any:
+    for item in _as_list(value):
+        check(item)
+    if isinstance(value, list) and not value:
+        raise ValueError("an empty list sweeps nothing")
+    return value
+
+
+def _size_ok(v: Any) -> None:
+    parse_size(v)
+
+
+def _duration_ok(v: Any) -> None:
+    if parse_duration_s(v) <= 0:
+        raise ValueError("must be > 0")
+
+
+def _positive_int(v: Any) -> None:
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise ValueError(f"must be a whole number >= 1, not {v!r}")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FioParams(_Strict):
+    """fio workload parameters; every one may be a list (a sweep)."""
+
+    rw: str | list[str] | None = None
+    bs: Scalar | list[Scalar] | None = None
+    iodepth: int | list[int] | None = None
+    numjobs: int | list[int] | None = None
+    rwmixread: int | list[int] | None = None
+    size: Scalar | list[Scalar] | None = None
+    runtime: Scalar | list[Scalar] | None = None
+    ramp_time: Scalar | list[Scalar] | None = None
+    ioengine: str | list[str] | None = None
+    direct: int | list[int] | None = None
+    time_based: bool | None = None
+    # Any other fio option, passed through as `key=value` in the job file.
+    options: dict[str, Scalar | list[Scalar]] = Field(default_factory=dict)
+
+    @field_validator("rw")
+    @classmethod
+    def _rw(cls, v):
+        def check(x):
+            if x not in FIO_RW:
+                raise ValueError(f"{x!r} is not a fio rw mode ({', '.join(FIO_RW)})")
+
+        return v if v is None else _check_each(v, check)
+
+    @field_validator("bs", "size")
+    @classmethod
+    def _sizes(cls, v):
+        return v if v is None else _check_each(v, _size_ok)
+
+    @field_validator("runtime", "ramp_time")
+    @classmethod
+    def _durations(cls, v):
+        return v if v is None else _check_each(v, _duration_ok)
+
+    @field_validator("iodepth", "numjobs")
+    @classmethod
+    def _counts(cls, v):
+        return v if v is None else _check_each(v, _positive_int)
+
+    @field_validator("rwmixread")
+    @classmethod
+    def _mix(cls, v):
+        def check(x):
+            if not 0 <= x <= 100:
+                raise ValueError(f"must be 0..100, not {x}")
+
+        return v if v is None else _check_each(v, check)
+
+    @field_validator("options")
+    @classmethod
+    def _options(cls, v):
+        for key, value in v.items():
+            if key in ("directory", "name"):
+                raise ValueError(f"'{key}' is set by stackprobe (the target directory)")
+            if key == "filename":
+                for item in _as_list(value):
+                    text = str(item)
+                    if text.startswith("/") or ".." in text.split("/"):
+                        raise ValueError(
+                            "filename must be a relative path inside the target directory"
+                        )
+        return v
+
+
+class _StepBase(_Strict):
+    name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.{}-]*$")
+    title: str | None = None
+    layer: Literal["hardware", "disk", "network", "daemon", "cluster", "client"] | None = None
+
+
+class InventoryStep(_StepBase):
+    """What the machine is: CPU, memory, disks, NICs, kernel, risky settings."""
+
+    kind: Literal["inventory"]
+
+
+class MemoryStep(_StepBase):
+    """Memory bandwidth with sysbench, mbw or stress-ng (the result names the tool)."""
+
+    kind: Literal["memory"]
+    tool: Literal["auto", "sysbench", "mbw", "stress-ng"] = "auto"
+    operations: list[Literal["read", "write"]] = Field(default_factory=lambda: ["read", "write"])
+    threads: int | Literal["auto"] = "auto"
+    size: Scalar = "8G"  # sysbench: bytes per operation; mbw: array size
+    # sysbench: each thread's buffer; must exceed the CPU caches or caches are measured
+    block_size: Scalar = "256M"
+    seconds: float = Field(default=5.0, gt=0)  # cap per operation (stress-ng needs >= 10)
+
+    @field_validator("size", "block_size")
+    @classmethod
+    def _size(cls, v):
+        _size_ok(v)
+        return v
+
+
+class FioStep(_StepBase, FioParams):
+    """One fio workload from parameters, or the user's own job file run unchanged."""
+
+    kind: Literal["fio"]
+    job_file: str | None = None
+    headline: Literal["auto", "iops", "bw", "lat"] = "auto"
+
+    @model_validator(mode="after")
+    def _job_file_alone(self):
+        if self.job_file is not None:
+            given = [k for k in FioParams.model_fields if getattr(self, k) not in (None, {})]
+            if given:
+                raise ValueError(
+                    f"job_file runs unchanged: remove {', '.join(given)} (set them in the file)"
+                )
+        return self
+
+
+class MetadataStep(_StepBase):
+    """File create/stat/delete rates with fio's filecreate/filestat/filedelete engines."""
+
+    kind: Literal["metadata"]
+    files: int | list[int] = 2000  # per job
+    numjobs: int | list[int] = 1
+    file_size: Scalar = "4k"
+    operations: list[Literal["create", "stat", "delete"]] = Field(
+        default_factory=lambda: ["create", "stat", "delete"]
+    )
+    stat_type: Literal["stat", "lstat", "statx"] = "stat"
+
+    @field_validator("files", "numjobs")
+    @classmethod
+    def _counts(cls, v):
+        return _check_each(v, _positive_int)
+
+    @field_validator("file_size")
+    @classmethod
+    def _size(cls, v):
+        _size_ok(v)
+        return v
+
+
+Step = Annotated[
+    Union[InventoryStep, MemoryStep, FioStep, MetadataStep],
+    Field(discriminator="kind"),
+]
+
+
+class Suite(_Strict):
+    """A named, ordered list of steps."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    description: str | None = None
+    defaults: FioParams = Field(default_factory=FioParams)
+    steps: list[Step] = Field(min_length=1)

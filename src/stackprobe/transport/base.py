@@ -1,0 +1,64 @@
+"""The transport interface: run a command on a host, get its output and exit status back.
+
+Runners never call subprocess themselves: they hand an argv (a list, never a shell string
+built from user input) to a Transport, so the same runner drives the local machine today
+and SSH hosts later. Implementations must stop what they started by PID only.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+@dataclass
+class CommandResult:
+    argv: list[str]
+    returncode: int | None  # None when the command never started
+    stdout: str
+    stderr: str
+    started: float  # epoch seconds
+    ended: float
+    host: str = "localhost"
+    timed_out: bool = False
+    interrupted: bool = False  # stopped because the user asked the run to stop
+    pid: int | None = None
+    cwd: str | None = None
+    env: dict[str, str] = field(default_factory=dict)  # variables added for this command
+
+    @property
+    def duration_s(self) -> float:
+        return self.ended - self.started
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out and not self.interrupted
+
+    def command_line(self) -> str:
+        """The command as a person would paste it into a shell."""
+        prefix = "".join(f"{k}={shlex.quote(v)} " for k, v in self.env.items())
+        return prefix + shlex.join(self.argv)
+
+
+class Transport(Protocol):
+    host: str
+
+    def run(
+        self,
+        argv: list[str],
+        *,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        timeout: float | None = None,
+    ) -> CommandResult:
+        """Run argv to completion (or timeout/interrupt) and return what happened."""
+        ...
+
+    def interrupt(self) -> None:
+        """Ask every running command to stop gracefully (fio then still reports)."""
+        ...
+
+    def kill(self) -> None:
+        """Stop every running command now."""
+        ...

@@ -1,0 +1,125 @@
+"""LocalTransport: run commands on this machine with the Transport interface.
+
+Each command starts in its own session, so a Ctrl-C in the terminal reaches stackprobe
+only; stackprobe then forwards SIGINT to the commands it started (by PID), which lets fio
+finish its report of what it measured. A timeout ends the command by PID: SIGTERM, then
+SIGKILL after a grace period.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+
+from stackprobe.transport.base import CommandResult
+
+KILL_GRACE_S = 5.0
+
+
+class LocalTransport:
+    def __init__(self, host: str | None = None):
+        self.host = host or socket.gethostname()
+        self._running: dict[int, subprocess.Popen] = {}
+        self._lock = threading.Lock()
+        self._interrupted = False
+
+    def run(
+        self,
+        argv: list[str],
+        *,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        timeout: float | None = None,
+    ) -> CommandResult:
+        started = time.time()
+        full_env = {**os.environ, **(env or {})}
+        try:
+            proc = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=full_env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                text=True,
+                errors="replace",
+            )
+        except OSError as exc:
+            return CommandResult(
+                argv, None, "", f"{argv[0]}: {exc.strerror or exc}", started, time.time(),
+                host=self.host, cwd=cwd, env=dict(env or {}),
+            )
+        with self._lock:
+            self._running[proc.pid] = proc
+            interrupted_before = self._interrupted
+        if interrupted_before:
+            self._signal(proc, signal.SIGINT)
+        timed_out = False
+        try:
+            try:
+                out, err = proc.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                out, err = self._stop(proc)
+        finally:
+            with self._lock:
+                self._running.pop(proc.pid, None)
+        return CommandResult(
+            argv,
+            proc.returncode,
+            out or "",
+            err or "",
+            started,
+            time.time(),
+            host=self.host,
+            timed_out=timed_out,
+            interrupted=self._interrupted,
+            pid=proc.pid,
+            cwd=cwd,
+            env=dict(env or {}),
+        )
+
+    def interrupt(self) -> None:
+        """SIGINT to every running command; later commands are interrupted at start."""
+        with self._lock:
+            self._interrupted = True
+            procs = list(self._running.values())
+        for proc in procs:
+            self._signal(proc, signal.SIGINT)
+
+    def kill(self) -> None:
+        with self._lock:
+            procs = list(self._running.values())
+        for proc in procs:
+            self._signal(proc, signal.SIGKILL)
+
+    @property
+    def interrupted(self) -> bool:
+        return self._interrupted
+
+    def running_pids(self) -> list[int]:
+        with self._lock:
+            return list(self._running)
+
+    def _stop(self, proc: subprocess.Popen) -> tuple[str, str]:
+        self._signal(proc, signal.SIGTERM)
+        try:
+            return proc.communicate(timeout=KILL_GRACE_S)
+        except subprocess.TimeoutExpired:
+            self._signal(proc, signal.SIGKILL)
+            return proc.communicate()
+
+    @staticmethod
+    def _signal(proc: subprocess.Popen, sig: int) -> None:
+        """Signal the process we started (its own session: the group has its PID)."""
+        if proc.poll() is not None:
+            return
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            pass
