@@ -93,7 +93,11 @@ def parse_fio_json(text: str) -> list[IoRecord]:
 
 
 def _has_bins(entries: list[dict[str, Any]]) -> bool:
-    return any("bins" in (e.get("read", {}).get("clat_ns") or {}) for e in entries)
+    return any(
+        "bins" in ((e.get(d) or {}).get("clat_ns") or {})
+        for e in entries
+        for d in ("read", "write", "trim")
+    )
 
 
 def _client_host(entry: dict[str, Any]) -> str:

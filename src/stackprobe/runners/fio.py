@@ -57,6 +57,8 @@ class FioRunner:
             records: list[IoRecord] = parse_fio_json(result.stdout)
         except FioJsonError:
             records = []
+        for rec in records:
+            rec.host = rec.host or ctx.transport.host
         if result.interrupted:
             return StepOutcome("interrupted", list(records), "stopped by the user", warnings)
         failed = [r for r in records if r.error]

@@ -23,7 +23,7 @@ from stackprobe.runners.preflight import (
     make_scratch,
     supports_direct_io,
 )
-from stackprobe.runners.tools import BY_NAME, tool_version
+from stackprobe.runners.tools import BY_NAME, MEMORY_TOOLS, tool_version
 from stackprobe.store.results import RunResults
 from stackprobe.store.rundir import RunDir, new_run_id
 from stackprobe.transport.base import Transport
@@ -42,6 +42,8 @@ def launch(
     needed = check_tools(transport, plan)
     check_target(target_base)
     check_space(target_base, plan)
+    if any(step.kind == "memory" for step in plan):
+        needed = needed + [t for t in MEMORY_TOOLS if t not in needed]
     versions = {name: v for name in needed if (v := tool_version(transport, BY_NAME[name]))}
     run_id = new_run_id(settings.suite_name)
     scratch = make_scratch(target_base, run_id)

@@ -60,6 +60,8 @@ class MetadataRunner:
                        for r in parse_fio_json(result.stdout)]
         except FioJsonError:
             records = []
+        for rec in records:
+            rec.host = rec.host or ctx.transport.host
         if result.interrupted:
             return StepOutcome("interrupted", list(records), "stopped by the user")
         failed = [r for r in records if r.error]

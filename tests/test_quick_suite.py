@@ -1,0 +1,49 @@
+"""The main job: `stackprobe run` with no arguments runs `quick` on the current directory's
+filesystem, within 5 minutes on a 2-core machine, and leaves only its results behind."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from conftest import run_cli
+from stackprobe.store.rundir import load_results
+
+QUICK_BUDGET_S = 300
+
+
+@pytest.mark.slow
+def test_quick_suite_end_to_end(tmp_path):
+    t0 = time.monotonic()
+    proc = run_cli(["run"], cwd=tmp_path, timeout=QUICK_BUDGET_S + 60, check=0)
+    wall = time.monotonic() - t0
+    assert wall <= QUICK_BUDGET_S, f"quick took {wall:.0f} s"
+    assert [p.name for p in tmp_path.iterdir()] == ["runs"], "test files removed"
+    run_dir = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
+    results = load_results(run_dir)
+    assert results.run.suite == "quick" and results.run.status == "ok"
+    assert all(s.status == "ok" for s in results.steps)
+    by_kind = {s.kind: s for s in results.steps}
+    inv = by_kind["inventory"].records[0]
+    assert inv.cpu["logical_cpus"] >= 1 and inv.memory["total_bytes"] > 0
+    assert inv.cpu["governor"] and inv.cpu["smt"] in ("on", "off", "unsupported")
+    mem = by_kind["memory"].records
+    assert {r.operation for r in mem} == {"read", "write"}
+    assert all(r.bw_bytes > 100e6 and r.tool == "sysbench" for r in mem)
+    ops = {r.operation for r in by_kind["metadata"].records}
+    assert ops == {"create", "stat", "delete"}
+    for title in ("4k random write IOPS", "4k random read IOPS", "1M sequential write bandwidth",
+                  "1M sequential read bandwidth", "4k random write latency (QD1)",
+                  "4k sequential read latency (QD1)", "4M sequential read/write throughput",
+                  "4k random read/write IOPS (70/30)", "Memory read bandwidth (sysbench)",
+                  "File create"):
+        assert title in proc.stdout, title
+    assert f"Results: {run_dir}" in proc.stdout
+    shown = run_cli(["show"], cwd=tmp_path, check=0)
+    assert "4M sequential write throughput" in shown.stdout
+
+
+def test_doctor_passes_here(tmp_path):
+    proc = run_cli(["doctor"], cwd=tmp_path, check=0)
+    assert "fio" in proc.stdout and "The default suite can run." in proc.stdout
