@@ -7,7 +7,7 @@ VPY         := $(VENV)/bin/python
 STACKPROBE  := $(VENV)/bin/stackprobe
 
 # Tools stackprobe drives. Keep in sync with stackprobe/runners/tools.py (doctor).
-APT_PACKAGES := fio sysstat stress-ng sysbench mbw ethtool iperf3 util-linux \
+APT_PACKAGES := fio sysstat stress-ng sysbench mbw ethtool iperf3 util-linux dmidecode \
                 iproute2 pciutils numactl procps
 
 .PHONY: run test deps system-deps venv clean
@@ -16,6 +16,7 @@ run: deps
 	$(STACKPROBE) run
 
 test: deps
+	$(VPY) -m ruff check src tests bench
 	$(VPY) -m pytest -q
 
 deps: system-deps venv

@@ -31,7 +31,7 @@ class RunProgress:
         self._current: PlannedStep | None = None
         self.count = len(plan)
 
-    def __enter__(self) -> "RunProgress":
+    def __enter__(self) -> RunProgress:
         if self.live:
             self._bar = Progress(
                 TextColumn("[bold]{task.description}"),

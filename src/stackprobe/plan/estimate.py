@@ -56,7 +56,7 @@ def _job_file_seconds(path: str) -> float:
     except OSError:
         return UNKNOWN_JOB_FILE_S
     total = 0.0
-    for key, value in re.findall(r"^\s*(runtime|ramp_time)\s*=\s*(\S+)", text, re.MULTILINE):
+    for _key, value in re.findall(r"^\s*(runtime|ramp_time)\s*=\s*(\S+)", text, re.MULTILINE):
         try:
             total += parse_duration_s(value)
         except ValueError:

@@ -27,6 +27,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool("stress-ng", "stress-ng", ("stress-ng", "--version"), "memory bandwidth (stream)"),
     Tool("lscpu", "util-linux", ("lscpu", "--version"), "CPU inventory"),
     Tool("lsblk", "util-linux", ("lsblk", "--version"), "block device inventory"),
+    Tool("dmidecode", "dmidecode", ("dmidecode", "--version"), "DIMM population (inventory)"),
     Tool("iostat", "sysstat", ("iostat", "-V"), "disk utilisation"),
     Tool("ethtool", "ethtool", ("ethtool", "--version"), "NIC link speed"),
     Tool("iperf3", "iperf3", ("iperf3", "--version"), "network bandwidth"),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 from stackprobe.errors import UserError
@@ -23,11 +23,11 @@ RESULTS_FILE = "results.json"
 
 
 def utc_now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def new_run_id(suite: str, now: datetime | None = None) -> str:
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     return f"{now.strftime('%Y%m%dT%H%M%SZ')}-{suite}"
 
 
@@ -60,7 +60,7 @@ class RunDir:
         self.path = path
 
     @classmethod
-    def create(cls, out_dir: Path, run_id: str) -> "RunDir":
+    def create(cls, out_dir: Path, run_id: str) -> RunDir:
         path = out_dir / run_id
         n = 1
         while path.exists():  # two runs in the same second
