@@ -26,6 +26,40 @@ JOB_FILE = "job.fio"
 OWN_OUTPUT_GLOBS = ("*.log", "*.log.gz")
 
 
+def run_fio_job(ctx: StepContext, job: Path) -> StepOutcome:
+    """Run fio on a job file in the step's work directory and read its json+ output.
+
+    The step failed when fio exited non-zero, printed no result, or reported a job error;
+    its message is fio's own line. Records measured before a stop or failure are kept.
+    """
+    result = ctx.execute(
+        "fio",
+        ["fio", "--output-format=json+", str(job)],
+        cwd=ctx.work_dir,
+        env={"STACKPROBE_DIR": str(ctx.work_dir)},
+    )
+    try:
+        records: list[IoRecord] = parse_fio_json(result.stdout)
+    except FioJsonError:
+        records = []
+    for rec in records:
+        rec.host = rec.host or ctx.transport.host
+    if result.interrupted:
+        return StepOutcome("interrupted", list(records), "stopped by the user")
+    failed = [r for r in records if r.error]
+    if result.ok and records and not failed:
+        return StepOutcome("ok", list(records))
+    if not result.ok:
+        message = failure_message(result, "fio")
+    elif failed:
+        message = f"fio: job {failed[0].job} failed with err={failed[0].error}"
+    else:
+        message = "fio printed no JSON result"
+    for rec in failed:
+        rec.error_message = message
+    return StepOutcome("failed", list(records), message)
+
+
 class FioRunner:
     kind = "fio"
 
@@ -42,36 +76,12 @@ class FioRunner:
     def run(self, ctx: StepContext) -> StepOutcome:
         p = ctx.step.params
         job = Path(p["job_file"]) if "job_file" in p else ctx.step_dir / JOB_FILE
-        result = ctx.execute(
-            "fio",
-            ["fio", "--output-format=json+", str(job)],
-            cwd=ctx.work_dir,
-            env={"STACKPROBE_DIR": str(ctx.work_dir)},
-        )
+        outcome = run_fio_job(ctx, job)
         self._collect_own_outputs(ctx)
-        warnings = []
         if not ctx.target.direct_io and "job_file" not in p and p.get("direct"):
-            warnings.append("direct=1 requested but the target does not support O_DIRECT: "
-                            "ran buffered (page cache in play)")
-        try:
-            records: list[IoRecord] = parse_fio_json(result.stdout)
-        except FioJsonError:
-            records = []
-        for rec in records:
-            rec.host = rec.host or ctx.transport.host
-        if result.interrupted:
-            return StepOutcome("interrupted", list(records), "stopped by the user", warnings)
-        failed = [r for r in records if r.error]
-        if not result.ok or failed or not records:
-            message = failure_message(result, "fio")
-            if result.ok and not records:
-                message = "fio printed no JSON result"
-            if failed and result.ok:
-                message = f"fio: job {failed[0].job} failed with err={failed[0].error}"
-            for rec in failed:
-                rec.error_message = message
-            return StepOutcome("failed", list(records), message, warnings)
-        return StepOutcome("ok", list(records), None, warnings)
+            outcome.warnings.append("direct=1 requested but the target does not support "
+                                    "O_DIRECT: ran buffered (page cache in play)")
+        return outcome
 
     def cleanup(self, ctx: StepContext) -> None:
         remove_work_dir(ctx)

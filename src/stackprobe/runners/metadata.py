@@ -6,9 +6,9 @@ record into an OpsRecord (ops/s, op count, latency) so tables say 'creates/s', n
 
 from __future__ import annotations
 
-from stackprobe.parsers.fio_json import FioJsonError, parse_fio_json
 from stackprobe.parsers.records import IoRecord, OpsRecord
-from stackprobe.runners.base import StepContext, StepOutcome, failure_message, remove_work_dir
+from stackprobe.runners.base import StepContext, StepOutcome, remove_work_dir
+from stackprobe.runners.fio import run_fio_job
 from stackprobe.runners.fio_job import build_metadata_job
 
 JOB_FILE = "metadata.fio"
@@ -17,7 +17,7 @@ JOB_FILE = "metadata.fio"
 def ops_record(rec: IoRecord, files_per_job: int) -> OpsRecord:
     """An fio file-engine phase as an ops/s record."""
     stats = rec.read
-    lat = {k: v for k, v in stats.clat_ns.items()} or dict(stats.lat_ns)
+    lat = dict(stats.clat_ns) or dict(stats.lat_ns)
     return OpsRecord(
         tool="fio",
         tool_version=rec.tool_version,
@@ -52,25 +52,10 @@ class MetadataRunner:
         (ctx.step_dir / JOB_FILE).write_text(job, encoding="utf-8")
 
     def run(self, ctx: StepContext) -> StepOutcome:
-        result = ctx.execute(
-            "fio", ["fio", "--output-format=json+", str(ctx.step_dir / JOB_FILE)], cwd=ctx.work_dir
-        )
-        try:
-            records = [ops_record(r, int(ctx.step.params["files"]))
-                       for r in parse_fio_json(result.stdout)]
-        except FioJsonError:
-            records = []
-        for rec in records:
-            rec.host = rec.host or ctx.transport.host
-        if result.interrupted:
-            return StepOutcome("interrupted", list(records), "stopped by the user")
-        failed = [r for r in records if r.error]
-        if not result.ok or failed or not records:
-            message = failure_message(result, "fio")
-            if failed and result.ok:
-                message = f"fio: {failed[0].operation} failed with err={failed[0].error}"
-            return StepOutcome("failed", list(records), message)
-        return StepOutcome("ok", list(records))
+        outcome = run_fio_job(ctx, ctx.step_dir / JOB_FILE)
+        files = int(ctx.step.params["files"])
+        outcome.records = [ops_record(r, files) for r in outcome.records]
+        return outcome
 
     def cleanup(self, ctx: StepContext) -> None:
         remove_work_dir(ctx)
