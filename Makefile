@@ -8,7 +8,8 @@ STACKPROBE  := $(VENV)/bin/stackprobe
 
 # Tools stackprobe drives. Keep in sync with stackprobe/runners/tools.py (doctor).
 APT_PACKAGES := fio sysstat stress-ng sysbench mbw ethtool iperf3 util-linux dmidecode \
-                iproute2 pciutils numactl procps
+                iproute2 pciutils numactl procps \
+                ceph-mon ceph-mgr ceph-osd ceph-mds ceph-common ceph-fuse
 
 .PHONY: run test deps system-deps venv clean
 

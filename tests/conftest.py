@@ -36,3 +36,29 @@ def workdir(tmp_path):
     d = tmp_path / "work"
     d.mkdir()
     return d
+
+
+@pytest.fixture(scope="session")
+def ceph_lab(tmp_path_factory):
+    """A real lab Ceph cluster for the whole test session, brought up and taken down with
+    stackprobe's own commands; the teardown checks nothing is left running or mounted."""
+    from cephlab import Lab, ceph_mounts, pid_alive
+
+    reuse = os.environ.get("STACKPROBE_TEST_LAB")  # a developer's running lab: used, kept
+    if reuse:
+        yield Lab(Path(reuse), Path(reuse) / "ceph.conf")
+        return
+    lab_dir = tmp_path_factory.mktemp("ceph") / "lab"
+    up = run_cli(["lab", "ceph", "up", "--dir", lab_dir, "--osds", "3", "--osd-size", "10G"],
+                 timeout=300)
+    assert up.returncode == 0, up.stderr[-3000:]
+    lab = Lab(lab_dir, lab_dir / "ceph.conf")
+    pids = [d["pid"] for d in lab.state()["daemons"]]
+    try:
+        yield lab
+    finally:
+        down = run_cli(["lab", "ceph", "down", "--dir", lab_dir], timeout=300)
+        assert down.returncode == 0, down.stderr[-3000:]
+        assert not lab_dir.exists()
+        assert not [p for p in pids if pid_alive(p)], "every lab daemon stopped"
+        assert not [m for m in ceph_mounts() if str(lab_dir) in m]

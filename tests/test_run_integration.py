@@ -137,6 +137,21 @@ def test_percentiles_non_decreasing_and_lat_includes_clat(small_run):
                 assert stats.lat_ns["mean"] >= stats.clat_ns["mean"]
 
 
+def test_total_latency_percentiles_dominate_completion(small_run):
+    """Generated jobs ask fio for total-latency percentiles (lat = slat + clat for every
+    I/O), so each is at least the completion latency's, and tables use them."""
+    _, _, run_dir, _ = small_run
+    for step in load_results(run_dir).steps:
+        if step.kind != "fio":
+            continue
+        for group in step.summary.io:
+            for d in (group.read, group.write):
+                if d is None:
+                    continue
+                assert set(d.lat_ns) == set(d.clat_ns) and "p99" in d.lat_ns
+                assert all(d.lat_ns[k] >= d.clat_ns[k] for k in d.clat_ns), step.id
+
+
 def test_metadata_ops(small_run):
     _, _, run_dir, _ = small_run
     step = next(s for s in load_results(run_dir).steps if s.kind == "metadata")

@@ -40,24 +40,33 @@ def combine_direction(stats: Sequence[IoStats]) -> DirectionSummary | None:
         return None
     if len(stats) == 1:
         s = stats[0]
-        clat = {k: v for k, v in s.clat_ns.items() if k.startswith("p")}
         return DirectionSummary(
             iops=s.iops,
             bw_bytes=s.bw_bytes,
             lat_mean_ns=s.lat_ns.get("mean"),
             clat_mean_ns=s.clat_ns.get("mean"),
-            clat_ns=clat,
+            clat_ns=_percentiles_only(s.clat_ns),
+            lat_ns=_percentiles_only(s.lat_ns),
         )
-    clat: dict[str, float] = {}
-    if all(s.clat_bins for s in stats):
-        clat = percentiles(merge_bins(s.clat_bins for s in stats))  # type: ignore[misc]
     return DirectionSummary(
         iops=sum(s.iops for s in stats),
         bw_bytes=sum(s.bw_bytes for s in stats),
         lat_mean_ns=_weighted_mean(stats, "lat_ns"),
         clat_mean_ns=_weighted_mean(stats, "clat_ns"),
-        clat_ns=clat,
+        clat_ns=_merged([s.clat_bins for s in stats]),
+        lat_ns=_merged([s.lat_bins for s in stats]),
     )
+
+
+def _percentiles_only(lat: dict[str, float]) -> dict[str, float]:
+    return {k: v for k, v in lat.items() if k.startswith("p")}
+
+
+def _merged(histograms: list[dict[int, int] | None]) -> dict[str, float]:
+    """Percentiles of the summed histograms; none unless every record had one."""
+    if not histograms or not all(histograms):
+        return {}
+    return percentiles(merge_bins(histograms))  # type: ignore[arg-type]
 
 
 def _weighted_mean(stats: Sequence[IoStats], field: str) -> float | None:

@@ -6,10 +6,11 @@ bandwidth tests MiB/s, QD1 tests latency); the index and comparisons use it.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 
 from stackprobe.analysis.io_summary import summarise_io
-from stackprobe.parsers.records import IoRecord, MemBwRecord, OpsRecord
+from stackprobe.parsers.records import IoRecord, MemBwRecord, OpsRecord, OsdBenchRecord
 from stackprobe.store.results import IoGroupSummary, StepSummary
 
 
@@ -17,9 +18,14 @@ def summarise_step(headline: str | None, records: Sequence[object]) -> StepSumma
     io = [r for r in records if isinstance(r, IoRecord)]
     ops = [r for r in records if isinstance(r, OpsRecord)]
     mem = [r for r in records if isinstance(r, MemBwRecord)]
-    if not (io or ops or mem):
+    osd = [r for r in records if isinstance(r, OsdBenchRecord)]
+    if not (io or ops or mem or osd):
         return None
     summary = StepSummary(io=summarise_io(io))
+    if osd:  # the median OSD: one slow OSD must not move the step's figure
+        summary.headline_value = statistics.median(r.bw_bytes for r in osd)
+        summary.headline_unit = "B/s"
+        return summary
     for r in ops:
         summary.ops[r.operation] = r.ops_per_s
         if "mean" in r.lat_ns:

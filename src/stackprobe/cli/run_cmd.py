@@ -12,7 +12,7 @@ from stackprobe.cli.progress import RunProgress
 from stackprobe.plan.expand import expand
 from stackprobe.report.terminal import print_summary
 from stackprobe.runners.executor import RunSettings
-from stackprobe.runners.launch import launch
+from stackprobe.runners.launch import CephOptions, launch
 from stackprobe.suite.loader import load_suite
 from stackprobe.transport.local import LocalTransport
 
@@ -29,6 +29,11 @@ def run(
     ),
     out: Path = typer.Option(Path("runs"), "--out", "-o", help="Where run directories go."),
     fail_fast: bool = typer.Option(False, "--fail-fast", help="Stop at the first failed step."),
+    ceph_conf: Path = typer.Option(
+        None, "--ceph-conf",
+        help="Ceph cluster to test (default: the suite's, the lab's, /etc/ceph/ceph.conf).",
+    ),
+    force: bool = typer.Option(False, "--force", help="Load a HEALTH_ERR Ceph cluster anyway."),
 ) -> None:
     """Run a suite (default: quick) and print its summary table."""
     console = Console()
@@ -47,6 +52,7 @@ def run(
         results, run_path = launch(
             plan, settings, LocalTransport(), target_base=base, out_dir=out.resolve(),
             progress=progress,
+            ceph=CephOptions(loaded.suite.ceph, ceph_conf.resolve() if ceph_conf else None, force),
         )
     console.print()
     print_summary(results, console, str(run_path))

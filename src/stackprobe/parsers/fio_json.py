@@ -143,7 +143,7 @@ def _stats(d: dict[str, Any]) -> IoStats:
     if io_bytes is None and "io_kbytes" in d:
         io_bytes = int(d["io_kbytes"]) * 1024
     clat, bins = _latency(d, "clat")
-    lat, _ = _latency(d, "lat")
+    lat, lat_bins = _latency(d, "lat")
     slat, _ = _latency(d, "slat")
     return IoStats(
         iops=float(d.get("iops", 0.0)),
@@ -155,6 +155,7 @@ def _stats(d: dict[str, Any]) -> IoStats:
         lat_ns=lat,
         slat_ns=slat,
         clat_bins=bins,
+        lat_bins=lat_bins,
     )
 
 

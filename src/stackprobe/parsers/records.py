@@ -6,7 +6,9 @@ One record type per kind of figure, told apart by `type`:
 - `ops`: a metadata operation (create/stat/delete) in ops/s;
 - `membw`: a memory bandwidth figure and the tool that measured it;
 - `net`: a network transfer between two endpoints (iperf3);
-- `inventory`: what a host is made of (see parsers/inventory.py for its body).
+- `inventory`: what a host is made of (see parsers/inventory.py for its body);
+- `osd_bench`: one Ceph OSD's `ceph tell osd.N bench`;
+- `ceph_inventory`: a Ceph cluster's health, OSDs, pools and versions.
 
 Latency dicts (`clat_ns`, `lat_ns`, `slat_ns`) are flat: mean/min/max/stddev plus the
 percentiles the tool reported, keyed by `percentile_key` ("p50", "p99.9", ...).
@@ -57,10 +59,22 @@ class IoStats(BaseModel):
     # fio json+ completion-latency histogram {bin value ns: count}; kept in memory for exact
     # merging (analysis/histogram.py) but not written: the raw fio output holds it.
     clat_bins: dict[int, int] | None = Field(default=None, exclude=True)
+    lat_bins: dict[int, int] | None = Field(default=None, exclude=True)  # with lat_percentiles=1
 
     @property
     def active(self) -> bool:
         return bool(self.total_ios or self.io_bytes or self.iops)
+
+
+class SeriesPoint(BaseModel):
+    """One interval of a tool's own per-second report (rados bench, rbd bench, fio logs)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    t_s: float  # seconds since the start of the measurement, end of the interval
+    iops: float | None = None
+    bw_bytes: float | None = None
+    lat_mean_ns: float | None = None  # mean latency of the interval, when the tool gives it
 
 
 class Cpu(BaseModel):
@@ -88,6 +102,7 @@ class IoRecord(_Record):
     cpu: Cpu | None = None
     error: int = 0
     error_message: str | None = None
+    series: list[SeriesPoint] | None = None  # the tool's per-second figures, when it prints them
 
     def directions(self) -> list[tuple[str, IoStats]]:
         """The directions that did I/O, in read/write/trim order."""
@@ -147,6 +162,38 @@ class NetRecord(_Record):
     error: str | None = None
 
 
+class OsdBenchRecord(_Record):
+    """`ceph tell osd.N bench`: one OSD writing through its own object store."""
+
+    type: Literal["osd_bench"] = "osd_bench"
+    tool: str = "ceph tell osd bench"
+    osd: int
+    bytes_written: int
+    block_bytes: int
+    elapsed_s: float
+    bw_bytes: float
+    iops: float
+    host: str | None = None  # the OSD's host in the CRUSH map, when known
+    device_class: str | None = None
+
+
+class CephInventoryRecord(_Record):
+    """What a Ceph cluster is: health, OSDs, pools used, versions (parsers/ceph_inventory.py)."""
+
+    type: Literal["ceph_inventory"] = "ceph_inventory"
+    fsid: str | None = None
+    health: str | None = None
+    checks: dict[str, str] = Field(default_factory=dict)  # health check code -> message
+    osds: list[dict[str, Any]] = Field(default_factory=list)  # id, host, device_class, up, in, weight
+    hosts: list[str] = Field(default_factory=list)
+    device_classes: dict[str, int] = Field(default_factory=dict)  # class -> OSD count
+    pools: list[dict[str, Any]] = Field(default_factory=list)  # name, size, min_size, pg_num, ec ...
+    raw_bytes: int | None = None
+    raw_used_bytes: int | None = None
+    versions: dict[str, dict[str, int]] = Field(default_factory=dict)  # daemon type -> version -> n
+    mds_active: int | None = None
+
+
 class InventoryRecord(_Record):
     """What a host is made of; the body is documented in parsers/inventory.py."""
 
@@ -162,6 +209,7 @@ class InventoryRecord(_Record):
 
 
 Record = Annotated[
-    Union[IoRecord, OpsRecord, MemBwRecord, NetRecord, InventoryRecord],
+    Union[IoRecord, OpsRecord, MemBwRecord, NetRecord, InventoryRecord, OsdBenchRecord,
+          CephInventoryRecord],
     Field(discriminator="type"),
 ]

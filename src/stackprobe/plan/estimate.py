@@ -19,10 +19,27 @@ METADATA_OPS_PER_S = 20_000
 UNKNOWN_JOB_FILE_S = 60.0
 
 
+CEPH_CLI_S = 1.0  # one `ceph`/`rados`/`rbd` command: Python start-up and a mon round trip
+ASSUMED_OSDS = 3  # osd_bench before the cluster is known
+CLUSTER_BYTES_PER_S = 200 * 1024**2
+CLUSTER_IOPS = 3000
+
+
 def estimate_seconds(step: PlannedStep) -> float:
     p = step.params
     if step.kind == "inventory":
         return 2.0
+    if step.kind == "ceph_inventory":
+        return 6 * CEPH_CLI_S
+    if step.kind == "osd_bench":
+        per_osd = parse_size(p["bytes"]) / CLUSTER_BYTES_PER_S + CEPH_CLI_S
+        return CEPH_CLI_S + ASSUMED_OSDS * per_osd
+    if step.kind == "rados_bench":
+        runs = len(set(p["modes"]) | {"write"})  # reads need the objects a write leaves
+        return runs * (float(p["seconds"]) + CEPH_CLI_S) + CEPH_CLI_S  # + cleanup
+    if step.kind == "rbd_bench":
+        total, size = parse_size(p["io_total"]), parse_size(p["io_size"])
+        return CEPH_CLI_S + max(total / CLUSTER_BYTES_PER_S, total / size / CLUSTER_IOPS)
     if step.kind == "memory":
         per_op = max(float(p["seconds"]), 10.0) if p["tool"] == "stress-ng" else float(p["seconds"])
         return len(p["operations"]) * (per_op + 0.5)
@@ -67,7 +84,7 @@ def _job_file_seconds(path: str) -> float:
 def estimate_space(step: PlannedStep) -> int:
     """Bytes of test files the step creates on the target (0 when unknowable)."""
     p = step.params
-    if step.kind == "fio" and "job_file" not in p:
+    if step.kind == "fio" and "job_file" not in p and p.get("target", "local") == "local":
         return parse_size(p.get("size", "1G")) * int(p.get("numjobs", 1))
     if step.kind == "metadata":
         per_file = max(parse_size(p["file_size"]), 4096)  # a block per file at least

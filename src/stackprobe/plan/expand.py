@@ -15,10 +15,17 @@ from typing import Any
 
 from stackprobe.plan.estimate import estimate_seconds, estimate_space
 from stackprobe.plan.steps import DEFAULT_LAYER, PlannedStep
-from stackprobe.suite.models import FioParams, FioStep, MetadataStep, Suite
+from stackprobe.suite.models import FioParams, FioStep, Suite
 from stackprobe.units import parse_size
 
-_SWEEPABLE_META = ("files", "numjobs")
+# Lists that are sweeps for kinds whose other list fields are lists by nature
+# (memory 'operations', metadata 'operations', rados bench 'modes').
+_SWEEPABLE = {
+    "metadata": ("files", "numjobs"),
+    "rados_bench": ("block_size", "threads"),
+    "rbd_bench": ("io_type", "io_pattern", "io_size", "io_threads"),
+}
+_TARGET_TEXT = {"rbd": "RBD", "cephfs": "CephFS"}
 
 
 def expand(suite: Suite, base_dir: Path | None = None) -> list[PlannedStep]:
@@ -35,7 +42,7 @@ def expand(suite: Suite, base_dir: Path | None = None) -> list[PlannedStep]:
                 name=name,
                 kind=spec.kind,
                 title=_title(spec.title, spec.kind, params, swept, name),
-                layer=spec.layer or DEFAULT_LAYER[spec.kind],
+                layer=spec.layer or _layer(spec.kind, params),
                 params=params,
                 swept=swept,
                 headline=headline,
@@ -43,8 +50,24 @@ def expand(suite: Suite, base_dir: Path | None = None) -> list[PlannedStep]:
             planned.append(
                 replace(step, estimate_s=estimate_seconds(step), space_bytes=estimate_space(step))
             )
+    planned = _with_ceph_inventory(planned)
     _make_unique(planned)
     return planned
+
+
+def _with_ceph_inventory(steps: list[PlannedStep]) -> list[PlannedStep]:
+    """A plan that loads a Ceph cluster records it first: a ceph_inventory step goes
+    before the first Ceph step unless the suite has one."""
+    if any(s.kind == "ceph_inventory" for s in steps):
+        return steps
+    first = next((i for i, s in enumerate(steps) if s.on_ceph), None)
+    if first is None:
+        return steps
+    inv = PlannedStep(index=0, name="ceph-inventory", kind="ceph_inventory",
+                      title="Ceph cluster inventory", layer="cluster", params={})
+    inv = replace(inv, estimate_s=estimate_seconds(inv))
+    out = steps[:first] + [inv] + steps[first:]
+    return [replace(s, index=i + 1) for i, s in enumerate(out)]
 
 
 def _combinations(spec, defaults: dict, base_dir: Path | None):
@@ -82,15 +105,19 @@ def _is_sweep(spec, key: str) -> bool:
     """Lists that are sweeps (not lists by nature, like memory 'operations')."""
     if isinstance(spec, FioStep):
         return True
-    if isinstance(spec, MetadataStep):
-        return key in _SWEEPABLE_META
-    return False
+    return key in _SWEEPABLE.get(spec.kind, ())
 
 
 def params_get(params: dict[str, Any], key: str) -> Any:
     if key.startswith("options."):
         return params.get("options", {}).get(key[8:])
     return params[key]
+
+
+def _layer(kind: str, params: dict) -> str:
+    if kind == "fio" and params.get("target") in _TARGET_TEXT:
+        return "client"
+    return DEFAULT_LAYER[kind]
 
 
 def _step_name(spec, params: dict, swept: dict) -> str:
@@ -106,22 +133,37 @@ def _default_name(kind: str, params: dict) -> str:
         return Path(params["job_file"]).stem
     if kind == "fio":
         return "-".join(_slug(params[k]) for k in ("rw", "bs") if k in params) or "fio"
-    return kind
+    return kind.replace("_", "-")
 
 
 def _title(title: str | None, kind: str, params: dict, swept: dict, name: str) -> str:
     if title:
         text = _format(title, params, swept)
-        if swept and text == title and "{" not in title:
-            text += " (" + ", ".join(f"{k}={v}" for k, v in swept.items()) + ")"
-        return text
+        shown = {k: v for k, v in swept.items() if k != "target"}  # ' on RBD' says it
+        if shown and text == title and "{" not in title:
+            text += " (" + ", ".join(f"{k}={v}" for k, v in shown.items()) + ")"
+    else:
+        text = _default_title(kind, params, name)
+    where = _TARGET_TEXT.get(params.get("target", ""))
+    if where and "{target" not in (title or ""):
+        text += f" on {where}"
+    return text
+
+
+def _default_title(kind: str, params: dict, name: str) -> str:
     if kind == "fio" and "job_file" not in params:
         parts = [str(params.get("bs", "")), str(params.get("rw", ""))]
         parts += [f"QD{params['iodepth']}"] if "iodepth" in params else []
         parts += [f"{params['numjobs']} jobs"] if params.get("numjobs", 1) > 1 else []
         return " ".join(p for p in parts if p)
+    if kind == "rados_bench":
+        return f"rados bench {params['block_size']}, {params['threads']} threads"
+    if kind == "rbd_bench":
+        return (f"rbd bench {params['io_type']} {params['io_pattern']} {params['io_size']}, "
+                f"{params['io_threads']} threads")
     return {"inventory": "Inventory", "memory": "Memory bandwidth",
-            "metadata": "File metadata operations"}.get(kind, name)
+            "metadata": "File metadata operations", "ceph_inventory": "Ceph cluster inventory",
+            "osd_bench": "OSD bench (ceph tell osd.N bench)"}.get(kind, name)
 
 
 RW_TEXT = {
@@ -156,8 +198,11 @@ def _slug(value: Any) -> str:
 
 def _headline(spec, params: dict) -> str | None:
     """The figure a step is about: IOPS, bandwidth, latency, ops/s or memory bandwidth."""
+    if spec.kind == "rbd_bench":
+        return "bw" if parse_size(params["io_size"]) >= 256 * 1024 else "iops"
     if spec.kind != "fio":
-        return {"memory": "membw", "metadata": "ops"}.get(spec.kind)
+        return {"memory": "membw", "metadata": "ops", "rados_bench": "bw",
+                "osd_bench": "bw"}.get(spec.kind)
     if spec.headline != "auto":
         return spec.headline
     if "job_file" in params:

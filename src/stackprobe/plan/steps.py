@@ -8,8 +8,12 @@ from typing import Any
 DEFAULT_LAYER = {
     "inventory": "hardware",
     "memory": "hardware",
-    "fio": "disk",
+    "fio": "disk",  # fio on rbd or cephfs: "client"
     "metadata": "disk",
+    "ceph_inventory": "cluster",
+    "osd_bench": "daemon",
+    "rados_bench": "cluster",
+    "rbd_bench": "cluster",
 }
 
 
@@ -25,6 +29,13 @@ class PlannedStep:
     headline: str | None = None  # iops | bw | lat | ops | membw | None
     estimate_s: float = 0.0
     space_bytes: int = 0  # test data this step lays out on the target
+
+    @property
+    def on_ceph(self) -> bool:
+        """Whether the step needs the Ceph cluster (and its run pool, image or mount)."""
+        return self.kind in ("ceph_inventory", "osd_bench", "rados_bench", "rbd_bench") or (
+            self.kind == "fio" and self.params.get("target") in ("rbd", "cephfs")
+        )
 
     @property
     def id(self) -> str:

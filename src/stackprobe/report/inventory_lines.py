@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stackprobe.parsers.records import InventoryRecord
+from stackprobe.parsers.records import CephInventoryRecord, InventoryRecord
 from stackprobe.units import fmt_bytes
 
 
@@ -45,3 +45,35 @@ def inventory_lines(inv: InventoryRecord) -> list[tuple[str, str]]:
                 "virtual" if n.get("virtual") else ""]
         lines.append((f"NIC {n.get('name')}", ", ".join(x for x in desc if x)))
     return lines
+
+
+def ceph_lines(inv: CephInventoryRecord, run_pool: str | None) -> list[tuple[str, str]]:
+    """The cluster as seeds 001-003 describe it before their tables."""
+    versions = sorted({v for per in inv.versions.values() for v in per})
+    short = ", ".join(_short_version(v) for v in versions) or "version unknown"
+    classes = ", ".join(f"{n} {c}" for c, n in sorted(inv.device_classes.items()))
+    up = sum(1 for o in inv.osds if o.get("up"))
+    text = (f"{short}, {inv.health or 'health unknown'}, {len(inv.osds)} OSDs ({up} up"
+            f"{', ' + classes if classes else ''}) on {len(inv.hosts)} host(s)")
+    if inv.raw_bytes:
+        text += f", {fmt_bytes(inv.raw_bytes)} raw"
+    lines = [("Ceph", text)]
+    for pool in inv.pools:
+        if run_pool is None or pool.get("name") != run_pool:
+            continue
+        if pool.get("type") == "erasure":
+            ec = pool.get("ec_profile") or {}
+            shape = f"erasure k={ec.get('k', '?')} m={ec.get('m', '?')}"
+        else:
+            shape = f"replicated size {pool.get('size')} min_size {pool.get('min_size')}"
+        lines.append((f"Pool {pool['name']}", f"{shape}, {pool.get('pg_num')} PGs"))
+    return lines
+
+
+def _short_version(text: str) -> str:
+    """'ceph version 16.2.15 (618f...) pacific (stable)' -> '16.2.15 pacific'."""
+    words = text.split()
+    try:
+        return f"{words[2]} {words[4]}"
+    except IndexError:
+        return text

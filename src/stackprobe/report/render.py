@@ -9,8 +9,9 @@ import csv
 import io
 import json
 
-from stackprobe.parsers.records import InventoryRecord
-from stackprobe.report.inventory_lines import inventory_lines
+from stackprobe.parsers.records import CephInventoryRecord, InventoryRecord
+from stackprobe.report.ceph_tables import ceph_tables
+from stackprobe.report.inventory_lines import ceph_lines, inventory_lines
 from stackprobe.report.table import Row, summary_rows
 from stackprobe.store.results import RunResults
 from stackprobe.suite.models import LAYERS
@@ -46,6 +47,17 @@ def inventories(results: RunResults) -> list[InventoryRecord]:
     return [r for s in results.steps for r in s.records if isinstance(r, InventoryRecord)]
 
 
+def environment_lines(results: RunResults) -> list[tuple[str, str]]:
+    """Host inventory lines, then the Ceph cluster's and the run pool's."""
+    lines = [line for inv in inventories(results) for line in inventory_lines(inv)]
+    pool = (results.run.ceph or {}).get("pool")
+    for step in results.steps:
+        for rec in step.records:
+            if isinstance(rec, CephInventoryRecord):
+                lines += ceph_lines(rec, pool)
+    return lines
+
+
 def warnings_of(results: RunResults) -> list[str]:
     out = list(results.run.warnings)
     for inv in inventories(results):
@@ -68,9 +80,10 @@ def to_markdown(results: RunResults) -> str:
     if run.tool_versions:
         tools = ", ".join(f"{k} {v}" for k, v in sorted(run.tool_versions.items()))
         lines.append(f"- Tools: {tools}")
-    for inv in inventories(results):
+    env = environment_lines(results)
+    if env:
         lines += ["", "## Environment", ""]
-        lines += [f"- **{label}**: {text}" for label, text in inventory_lines(inv)]
+        lines += [f"- **{label}**: {text}" for label, text in env]
     rows = summary_rows(results)
     for layer in LAYERS:
         layer_rows = [r for r in rows if r.layer == layer]
@@ -82,6 +95,12 @@ def to_markdown(results: RunResults) -> str:
         for row in layer_rows:
             cells = [c.replace("|", "\\|") for c in formatted(row)]
             lines.append("| " + " | ".join(cells) + " |")
+    for table in ceph_tables(results):
+        lines += ["", f"## {table.title}", ""]
+        lines.append("| " + " | ".join(table.headers) + " |")
+        lines.append("|" + "---|" * len(table.headers))
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in table.rows]
+        lines += [f"\n_{n}_" for n in table.notes]
     notes = warnings_of(results)
     if notes:
         lines += ["", "## Warnings", ""] + [f"- {w}" for w in notes]

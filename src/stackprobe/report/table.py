@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from stackprobe.parsers.records import OsdBenchRecord
 from stackprobe.store.results import DirectionSummary, RunResults, StepResult
 from stackprobe.suite.models import LAYERS
 from stackprobe.units import fmt_bytes, parse_size
@@ -24,8 +25,8 @@ class Row:
     direction: str  # read / write / trim / create ... / '' for single-figure rows
     bw_bytes: float | None = None
     iops: float | None = None  # IOPS, or ops/s for metadata
-    lat_mean_ns: float | None = None
-    p99_ns: float | None = None
+    lat_mean_ns: float | None = None  # total latency (submission + completion)
+    p99_ns: float | None = None  # total latency's p99; completion latency's when only that exists
     headline: str | None = None  # which column is the step's headline figure
     status: str = "ok"
     note: str = ""
@@ -52,6 +53,13 @@ def _step_rows(step: StepResult) -> list[Row]:
     if s is None:
         return [Row(test=step.title, direction="", status=step.status, note=note, **base)]
     rows: list[Row] = []
+    for rec in step.records:
+        if isinstance(rec, OsdBenchRecord):
+            where = ", ".join(x for x in (rec.device_class, rec.host) if x)
+            rows.append(Row(test=f"osd.{rec.osd} bench" + (f" ({where})" if where else ""),
+                            direction="write", bw_bytes=rec.bw_bytes, iops=rec.iops,
+                            headline="bw", status=step.status, note=note,
+                            **{**base, "workload": _osd_workload(step)}))
     for op, bw in s.membw.items():
         title = f"Memory {op} bandwidth ({s.tool})"
         rows.append(Row(test=title, direction=op, bw_bytes=bw, headline="bw",
@@ -80,7 +88,8 @@ def _io_row(test: str, name: str, d: DirectionSummary, step: StepResult, note: s
         bw_bytes=d.bw_bytes,
         iops=d.iops,
         lat_mean_ns=d.lat_mean_ns,
-        p99_ns=d.clat_ns.get("p99"),
+        # the p99 of the same quantity as the mean (total latency) when fio reported it
+        p99_ns=d.lat_ns.get("p99", d.clat_ns.get("p99")),
         headline={"iops": "iops", "bw": "bw", "lat": "lat"}.get(step.headline or ""),
         status=step.status,
         note=note,
@@ -92,6 +101,11 @@ def workload_text(params: dict) -> str:
     """'randwrite 4k QD128', '4M rw 50/50 QD32 x2 jobs', 'job file x.fio'."""
     if "job_file" in params:
         return f"job file {params['job_file'].rsplit('/', 1)[-1]}"
+    if "modes" in params:  # rados bench
+        return f"{params['block_size']} objects, {params['threads']} threads, {params['seconds']:g} s"
+    if "io_type" in params:  # rbd bench
+        text = f"{params['io_pattern']} {params['io_size']}, {params['io_threads']} threads"
+        return text + f", {params['io_total']} total"
     if "files" in params:  # metadata
         jobs = int(params.get("numjobs", 1))
         return f"{params['files']} files x{jobs} job{'s' if jobs > 1 else ''}"
@@ -106,6 +120,11 @@ def workload_text(params: dict) -> str:
     if int(params.get("numjobs", 1)) > 1:
         parts.append(f"x{params['numjobs']} jobs")
     return " ".join(p for p in parts if p)
+
+
+def _osd_workload(step: StepResult) -> str:
+    p = step.params
+    return f"{p.get('bytes')} in {p.get('block_size')} writes"
 
 
 def _mem_workload(step: StepResult) -> str:

@@ -6,8 +6,8 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from stackprobe.report.inventory_lines import inventory_lines
-from stackprobe.report.render import LAYER_TITLES, formatted, inventories, warnings_of
+from stackprobe.report.ceph_tables import ceph_tables
+from stackprobe.report.render import LAYER_TITLES, environment_lines, formatted, warnings_of
 from stackprobe.report.table import summary_rows
 from stackprobe.store.results import RunResults
 from stackprobe.suite.models import LAYERS
@@ -27,9 +27,8 @@ def print_summary(results: RunResults, console: Console, run_path: str | None = 
         f"status [{_STATUS_STYLE.get(run.status, 'white')}]{run.status}[/]  "
         f"measured {fmt_seconds(took)}"
     )
-    for inv in inventories(results):
-        for label, text in inventory_lines(inv):
-            console.print(f"  [bold]{label}:[/] {text}")
+    for label, text in environment_lines(results):
+        console.print(f"  [bold]{label}:[/] {text}")
     rows = summary_rows(results)
     # A narrow terminal drops the workload (the test name says it) and, when every row is
     # ok, the status column (the header line says it), so figures never get cut off.
@@ -55,6 +54,16 @@ def print_summary(results: RunResults, console: Console, run_path: str | None = 
             cells[-1] = f"[{style}]{cells[-1]}[/]"
             table.add_row(*(cells[i] for i in keep))
     console.print(table)
+    for extra in ceph_tables(results):
+        t = Table(title=extra.title, header_style="bold",
+                  box=box.SIMPLE_HEAD if narrow else box.HEAVY_HEAD)
+        for i, header in enumerate(extra.headers):
+            t.add_column(header, justify="left" if i == 0 else "right")
+        for row in extra.rows:
+            t.add_row(*row)
+        console.print(t)
+        for note in extra.notes:
+            console.print(f"  {note}")
     for w in warnings_of(results):
         console.print(f"  [yellow]![/] {w}")
     if run_path:

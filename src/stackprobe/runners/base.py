@@ -11,13 +11,16 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from stackprobe.parsers.records import Record
 from stackprobe.plan.steps import PlannedStep
 from stackprobe.store.results import CommandRecord
 from stackprobe.store.rundir import RunDir
 from stackprobe.transport.base import CommandResult, Transport
+
+if TYPE_CHECKING:
+    from stackprobe.runners.ceph_session import CephSession
 
 
 @dataclass
@@ -43,6 +46,7 @@ class StepContext:
     run_dir: RunDir
     target: TargetInfo
     timeout_s: float
+    ceph: CephSession | None = None  # set when the plan loads a Ceph cluster
     commands: list[CommandRecord] = field(default_factory=list)
 
     @property
@@ -52,7 +56,10 @@ class StepContext:
 
     @property
     def work_dir(self) -> Path:
-        """Where this step's test files go (removed by cleanup)."""
+        """Where this step's test files go (removed by cleanup): under the run's scratch
+        directory, or under the run's directory in the CephFS for `target: cephfs`."""
+        if self.step.params.get("target") == "cephfs" and self.ceph is not None:
+            return self.ceph.cephfs_dir() / self.step.id
         return self.target.root / self.step.id
 
     def execute(
@@ -68,21 +75,24 @@ class StepContext:
             argv, cwd=str(cwd) if cwd else None, env=env, timeout=self.timeout_s
         )
         out, err = self.run_dir.save_command(self.step.id, label, result)
-        self.commands.append(
-            CommandRecord(
-                command=result.command_line(),
-                argv=result.argv,
-                host=result.host,
-                cwd=result.cwd,
-                returncode=result.returncode,
-                duration_s=round(result.duration_s, 3),
-                timed_out=result.timed_out,
-                interrupted=result.interrupted,
-                stdout_file=out,
-                stderr_file=err,
-            )
-        )
+        self.commands.append(command_record(result, out, err))
         return result
+
+
+def command_record(result: CommandResult, stdout_file: str, stderr_file: str) -> CommandRecord:
+    """What results.json says of a command; its output is in the named files."""
+    return CommandRecord(
+        command=result.command_line(),
+        argv=result.argv,
+        host=result.host,
+        cwd=result.cwd,
+        returncode=result.returncode,
+        duration_s=round(result.duration_s, 3),
+        timed_out=result.timed_out,
+        interrupted=result.interrupted,
+        stdout_file=stdout_file,
+        stderr_file=stderr_file,
+    )
 
 
 class Runner(Protocol):
@@ -97,9 +107,17 @@ class Runner(Protocol):
 
 def remove_work_dir(ctx: StepContext) -> None:
     """Remove the step's test files: only the directory stackprobe made for this step."""
+    if ctx.step.params.get("target") == "cephfs" and (ctx.ceph is None or ctx.ceph.mount_dir is None):
+        return  # never mounted: nothing was written
     work = ctx.work_dir
-    if work.is_dir() and work.resolve().is_relative_to(ctx.target.root.resolve()):
+    roots = [ctx.target.root.resolve()]
+    if ctx.ceph is not None and ctx.ceph.mount_dir is not None:
+        roots.append((ctx.ceph.mount_dir / ctx.ceph.run_tag).resolve())
+    if work.is_dir() and any(work.resolve().is_relative_to(r) for r in roots):
         shutil.rmtree(work, ignore_errors=True)
+
+
+MAX_MESSAGE = 300
 
 
 def failure_message(result: CommandResult, tool: str) -> str:
@@ -109,6 +127,10 @@ def failure_message(result: CommandResult, tool: str) -> str:
     if result.timed_out:
         return f"{tool} timed out after {result.duration_s:.0f} s and was stopped"
     lines = [ln.strip() for ln in result.stderr.splitlines() if ln.strip()]
-    tool_lines = [ln for ln in lines if ln.startswith(f"{tool}:")]
-    text = (tool_lines or lines or [f"exit status {result.returncode}"])[-1]
-    return text if text.startswith(tool) else f"{tool}: {text}"
+    tool_lines = [ln.removeprefix(f"{tool}:").strip() for ln in lines if ln.startswith(f"{tool}:")]
+    if tool_lines:  # the cause comes first ('failed parsing x=y'), its effect last ('job dropped')
+        text = "; ".join(dict.fromkeys(tool_lines))
+    else:
+        text = (lines or [f"exit status {result.returncode}"])[-1]
+    text = text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
+    return f"{tool}: {text}"

@@ -8,6 +8,7 @@ message and the suite goes on (unless fail_fast).
 
 from __future__ import annotations
 
+import shutil
 import time
 import traceback
 from collections.abc import Sequence
@@ -17,15 +18,18 @@ from typing import Protocol
 
 from stackprobe import __version__
 from stackprobe.analysis.step_summary import summarise_step
+from stackprobe.errors import UserError
 from stackprobe.plan.steps import PlannedStep
-from stackprobe.runners.base import StepContext, StepOutcome, TargetInfo
+from stackprobe.runners.base import StepContext, StepOutcome, TargetInfo, command_record
+from stackprobe.runners.ceph_session import CephSession
 from stackprobe.runners.registry import runner_for
 from stackprobe.store.index import record_run
 from stackprobe.store.results import RunInfo, RunResults, StepResult
 from stackprobe.store.rundir import RunDir, atomic_write, utc_now_iso
-from stackprobe.transport.base import Transport
+from stackprobe.transport.base import CommandResult, Transport
 
 MIN_STEP_TIMEOUT_S = 120.0
+SESSION_DIR = "ceph-session"  # steps/<this>/ holds the Ceph setup/teardown commands
 
 
 class Progress(Protocol):
@@ -61,6 +65,7 @@ class Executor:
         progress: Progress | None = None,
         tool_versions: dict[str, str] | None = None,
         warnings: list[str] | None = None,
+        ceph: CephSession | None = None,
     ):
         self.plan = list(plan)
         self.settings = settings
@@ -69,7 +74,9 @@ class Executor:
         self.out_dir = out_dir
         self.target = target
         self.progress = progress
+        self.ceph = ceph
         self.stop_requested = False
+        self.setup_failed = False
         self.results = RunResults(
             run=RunInfo(
                 id=run_dir.run_id,
@@ -95,6 +102,8 @@ class Executor:
         self.run_dir.write_suite(self.settings.suite_text)
         self._save()
         try:
+            if self.ceph is not None:
+                self._setup_ceph()
             for i, step in enumerate(self.plan):
                 if self.stop_requested:
                     break
@@ -108,13 +117,28 @@ class Executor:
             self._finish()
         return self.results
 
+    def _setup_ceph(self) -> None:
+        """The run's pool; a failure ends the run before any step, and says why."""
+        assert self.ceph is not None
+        t = self.ceph.target
+        self.results.run.ceph = {"conf": str(t.conf), "client": t.client,
+                                 "pool": self.ceph.settings.pool}
+        try:
+            self.ceph.setup()
+            self.results.run.ceph.update(pool=self.ceph.pool, pool_created=self.ceph.pool_created)
+        except UserError as exc:
+            self.results.run.warnings.append(f"Ceph setup failed: {exc}")
+            self.setup_failed = True
+            raise
+
     def _run_step(self, step: PlannedStep, result: StepResult) -> None:
         result.status = "running"
         result.started = utc_now_iso()
         self._save()
         if self.progress:
             self.progress.step_started(step)
-        ctx = StepContext(step, self.transport, self.run_dir, self.target, step_timeout(step))
+        ctx = StepContext(step, self.transport, self.run_dir, self.target, step_timeout(step),
+                          ceph=self.ceph if step.on_ceph else None)
         runner = runner_for(step.kind)
         t0 = time.monotonic()
         try:
@@ -124,6 +148,7 @@ class Executor:
             atomic_write(ctx.step_dir / "error.txt", traceback.format_exc())
             outcome = StepOutcome("failed", error=f"{type(exc).__name__}: {exc} (see error.txt)")
         finally:
+            self.transport.clear_interrupt()  # cleanup commands must run even after Ctrl-C
             try:
                 runner.cleanup(ctx)
             except Exception as exc:  # pragma: no cover - cleanup of our own directory
@@ -151,11 +176,26 @@ class Executor:
         run = self.results.run
         if self.stop_requested or "interrupted" in statuses:
             run.status = "interrupted"
-        elif "failed" in statuses:
+        elif "failed" in statuses or self.setup_failed:
             run.status = "failed"
         else:
             run.status = "ok"
         run.ended = utc_now_iso()
+        self._save()
+
+    def record_session(self, commands: Sequence[CommandResult], problems: list[str],
+                       fuse_log: Path) -> None:
+        """Keep the Ceph session's setup/teardown commands (pool, image, mount) and any
+        problem removing what the run created; saved after the steps' results."""
+        for i, result in enumerate(commands, start=1):
+            label = f"{i:02d}-{result.argv[0]}"
+            out, err = self.run_dir.save_command(SESSION_DIR, label, result)
+            self.results.run.commands.append(command_record(result, out, err))
+        if fuse_log.is_file():
+            shutil.copyfile(fuse_log, self.run_dir.step_dir(SESSION_DIR) / fuse_log.name)
+        self.results.run.warnings.extend(f"cleanup: {p}" for p in problems)
+        if self.results.run.ceph is not None:
+            self.results.run.ceph["cleanup"] = "ok" if not problems else "incomplete"
         self._save()
 
     def _save(self) -> None:

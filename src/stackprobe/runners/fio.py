@@ -26,7 +26,7 @@ JOB_FILE = "job.fio"
 OWN_OUTPUT_GLOBS = ("*.log", "*.log.gz")
 
 
-def run_fio_job(ctx: StepContext, job: Path) -> StepOutcome:
+def run_fio_job(ctx: StepContext, job: Path, env: dict[str, str] | None = None) -> StepOutcome:
     """Run fio on a job file in the step's work directory and read its json+ output.
 
     The step failed when fio exited non-zero, printed no result, or reported a job error;
@@ -36,7 +36,7 @@ def run_fio_job(ctx: StepContext, job: Path) -> StepOutcome:
         "fio",
         ["fio", "--output-format=json+", str(job)],
         cwd=ctx.work_dir,
-        env={"STACKPROBE_DIR": str(ctx.work_dir)},
+        env={"STACKPROBE_DIR": str(ctx.work_dir), **(env or {})},
     )
     try:
         records: list[IoRecord] = parse_fio_json(result.stdout)
@@ -60,25 +60,41 @@ def run_fio_job(ctx: StepContext, job: Path) -> StepOutcome:
     return StepOutcome("failed", list(records), message)
 
 
+def _direct_ok(ctx: StepContext) -> bool:
+    """O_DIRECT was probed on the local target; ceph-fuse supports it; rbd ignores it."""
+    return ctx.target.direct_io or ctx.step.params.get("target", "local") != "local"
+
+
 class FioRunner:
     kind = "fio"
 
     def prepare(self, ctx: StepContext) -> None:
-        ctx.work_dir.mkdir(parents=True, exist_ok=True)
         p = ctx.step.params
+        ctx.work_dir.mkdir(parents=True, exist_ok=True)  # for rbd: fio's cwd, its logs
         if "job_file" in p:
             src = Path(p["job_file"])
             shutil.copyfile(src, ctx.step_dir / src.name)
-        else:
-            job = build_job(ctx.step.name, str(ctx.work_dir), p, direct_io=ctx.target.direct_io)
-            (ctx.step_dir / JOB_FILE).write_text(job, encoding="utf-8")
+            return
+        engine = self._rbd_engine(ctx) if p.get("target") == "rbd" else None
+        job = build_job(ctx.step.name, p, directory=None if engine else str(ctx.work_dir),
+                        engine=engine, direct_io=_direct_ok(ctx))
+        (ctx.step_dir / JOB_FILE).write_text(job, encoding="utf-8")
+
+    @staticmethod
+    def _rbd_engine(ctx: StepContext) -> dict[str, str]:
+        """fio's rbd engine options for the run's image (created and filled on first use)."""
+        assert ctx.ceph is not None, "fio on rbd needs the run's Ceph session"
+        pool, image = ctx.ceph.rbd_image(ctx.execute).split("/", 1)
+        return {"ioengine": "rbd", "clientname": ctx.ceph.target.client, "pool": pool,
+                "rbdname": image}
 
     def run(self, ctx: StepContext) -> StepOutcome:
         p = ctx.step.params
         job = Path(p["job_file"]) if "job_file" in p else ctx.step_dir / JOB_FILE
-        outcome = run_fio_job(ctx, job)
+        env = ctx.ceph.env() if ctx.ceph is not None and p.get("target") == "rbd" else None
+        outcome = run_fio_job(ctx, job, env)
         self._collect_own_outputs(ctx)
-        if not ctx.target.direct_io and "job_file" not in p and p.get("direct"):
+        if not _direct_ok(ctx) and "job_file" not in p and p.get("direct"):
             outcome.warnings.append("direct=1 requested but the target does not support "
                                     "O_DIRECT: ran buffered (page cache in play)")
         return outcome

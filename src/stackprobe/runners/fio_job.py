@@ -2,7 +2,8 @@
 
 A job file rather than a long command line: it is what storage engineers read and rerun,
 and it is kept in the step directory next to fio's output. group_reporting is always on so
-a step's numjobs are reported as one group with exact merged percentiles.
+a step's numjobs are reported as one group with exact merged percentiles, and
+lat_percentiles is on so total latency has percentiles as well as completion latency.
 """
 
 from __future__ import annotations
@@ -22,15 +23,33 @@ def fio_value(value: Any) -> str:
     return str(value)
 
 
-def build_job(name: str, directory: str, params: dict[str, Any], *, direct_io: bool = True) -> str:
-    """A single-job fio job file for a `fio` step's parameters."""
+def build_job(
+    name: str,
+    params: dict[str, Any],
+    *,
+    directory: str | None,
+    engine: dict[str, str] | None = None,
+    direct_io: bool = True,
+) -> str:
+    """A single-job fio job file for a `fio` step's parameters.
+
+    `directory` is where the job's files go (None for engines without files, such as rbd);
+    `engine` overrides the I/O engine and adds its options (ioengine=rbd, pool, rbdname...).
+    """
     options = dict(params.get("options", {}))
-    core = {k: v for k, v in params.items() if k != "options"}
-    if not direct_io and core.get("direct"):
+    core = {k: v for k, v in params.items() if k not in ("options", "target")}
+    if engine:
+        core.pop("direct", None)  # the rbd engine does its own I/O; O_DIRECT means nothing
+        core.update(engine)
+    elif not direct_io and core.get("direct"):
         core["direct"] = 0
-    lines = [f"# stackprobe step {name}", "[global]", f"directory={directory}",
-             "group_reporting=1"]
-    lines.append(f"[{name}]")
+    lines = [f"# stackprobe step {name}", "[global]"]
+    if directory is not None:
+        lines.append(f"directory={directory}")
+    # lat_percentiles: total-latency percentiles too, so tables can show a p99 of the same
+    # quantity as the mean; completion latency alone hides the time an engine spends in
+    # submission (libaio on FUSE does the whole I/O inside io_submit).
+    lines += ["group_reporting=1", "lat_percentiles=1", f"[{name}]"]
     for key in _ORDER:
         if key in core:
             lines.append(_line(key, core[key]))

@@ -15,7 +15,13 @@ from pathlib import Path
 
 from stackprobe.errors import UserError
 from stackprobe.plan.steps import PlannedStep
-from stackprobe.runners.tools import MEMORY_TOOLS, NEEDED_BY_KIND, apt_line, has_tool
+from stackprobe.runners.tools import (
+    MEMORY_TOOLS,
+    NEEDED_BY_FIO_ON,
+    NEEDED_BY_KIND,
+    apt_line,
+    has_tool,
+)
 from stackprobe.transport.base import Transport
 from stackprobe.units import fmt_bytes
 
@@ -26,7 +32,10 @@ SPACE_MARGIN_FRACTION = 0.05
 def required_tools(plan: Sequence[PlannedStep]) -> list[str]:
     needed: list[str] = []
     for step in plan:
-        for name in NEEDED_BY_KIND.get(step.kind, ()):
+        names = NEEDED_BY_KIND.get(step.kind, ())
+        if step.kind == "fio":
+            names = names + NEEDED_BY_FIO_ON.get(step.params.get("target", "local"), ())
+        for name in names:
             if name not in needed:
                 needed.append(name)
         if step.kind == "memory" and step.params.get("tool", "auto") != "auto":

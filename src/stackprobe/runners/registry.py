@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 from stackprobe.runners.base import Runner
+from stackprobe.runners.ceph_inventory import CephInventoryRunner
 from stackprobe.runners.fio import FioRunner
 from stackprobe.runners.inventory import InventoryRunner
 from stackprobe.runners.memory import MemoryRunner
 from stackprobe.runners.metadata import MetadataRunner
+from stackprobe.runners.osd_bench import OsdBenchRunner
+from stackprobe.runners.rados_bench import RadosBenchRunner
+from stackprobe.runners.rbd_bench import RbdBenchRunner
 
 RUNNERS: dict[str, Runner] = {
     "inventory": InventoryRunner(),
     "memory": MemoryRunner(),
     "fio": FioRunner(),
     "metadata": MetadataRunner(),
+    "ceph_inventory": CephInventoryRunner(),
+    "osd_bench": OsdBenchRunner(),
+    "rados_bench": RadosBenchRunner(),
+    "rbd_bench": RbdBenchRunner(),
 }
 
 

@@ -37,6 +37,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool("ceph", "ceph-common", ("ceph", "--version"), "Ceph cluster (later rungs)"),
     Tool("rados", "ceph-common", ("rados", "--version"), "RADOS bench"),
     Tool("rbd", "ceph-common", ("rbd", "--version"), "RBD bench"),
+    Tool("ceph-fuse", "ceph-fuse", ("ceph-fuse", "--version"), "CephFS mount"),
 )
 
 BY_NAME = {t.name: t for t in TOOLS}
@@ -47,6 +48,15 @@ NEEDED_BY_KIND: dict[str, tuple[str, ...]] = {
     "metadata": ("fio",),
     "inventory": ("lscpu", "lsblk"),
     "memory": (),
+    "ceph_inventory": ("ceph",),
+    "osd_bench": ("ceph",),
+    "rados_bench": ("ceph", "rados"),
+    "rbd_bench": ("ceph", "rbd"),
+}
+# fio steps by where they run (`target`)
+NEEDED_BY_FIO_ON: dict[str, tuple[str, ...]] = {
+    "rbd": ("ceph", "rbd"),
+    "cephfs": ("ceph", "ceph-fuse"),
 }
 MEMORY_TOOLS = ("sysbench", "mbw", "stress-ng")
 

@@ -43,6 +43,9 @@ class DirectionSummary(_Model):
     lat_mean_ns: float | None = None  # total latency (submission + completion), fio's 'lat'
     clat_mean_ns: float | None = None
     clat_ns: dict[str, float] = Field(default_factory=dict)  # p50, p99, ... exact when merged
+    # total-latency percentiles, when fio reported them (lat_percentiles=1, which stackprobe's
+    # own job files set); the same quantity as lat_mean_ns
+    lat_ns: dict[str, float] = Field(default_factory=dict)
 
 
 class IoGroupSummary(_Model):
@@ -104,6 +107,10 @@ class RunInfo(_Model):
     tool_versions: dict[str, str] = Field(default_factory=dict)
     command_line: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    # the Ceph cluster and pool the run loaded: conf, client, pool, pool_created
+    ceph: dict[str, Any] | None = None
+    # run-level commands (Ceph pool/image/mount setup and teardown), kept in steps/ceph-session/
+    commands: list[CommandRecord] = Field(default_factory=list)
 
 
 class RunResults(_Model):

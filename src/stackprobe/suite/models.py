@@ -76,6 +76,10 @@ class FioParams(_Strict):
     ioengine: str | list[str] | None = None
     direct: int | list[int] | None = None
     time_based: bool | None = None
+    # Where the workload runs: the --target directory ('local'), an RBD image (fio's rbd
+    # engine) or a CephFS mount; each is created for the run and removed after it.
+    # (Not named 'on': YAML reads that key as the boolean true.)
+    target: Literal["local", "rbd", "cephfs"] | list[Literal["local", "rbd", "cephfs"]] | None = None
     # Any other fio option, passed through as `key=value` in the job file.
     options: dict[str, Scalar | list[Scalar]] = Field(default_factory=dict)
 
@@ -177,6 +181,71 @@ class FioStep(_StepBase, FioParams):
         return self
 
 
+class CephInventoryStep(_StepBase):
+    """The cluster as it is: ceph -s, osd tree, df, pool details, versions."""
+
+    kind: Literal["ceph_inventory"]
+
+
+class OsdBenchStep(_StepBase):
+    """`ceph tell osd.N bench` on every OSD; flags OSDs slower than their class's median."""
+
+    kind: Literal["osd_bench"]
+    bytes: Scalar = "1G"
+    block_size: Scalar = "4M"
+    threshold_pct: float = Field(default=20.0, gt=0, lt=100)
+
+    @field_validator("bytes", "block_size")
+    @classmethod
+    def _size(cls, v):
+        _size_ok(v)
+        return v
+
+
+class RadosBenchStep(_StepBase):
+    """`rados bench`: a write that leaves its objects, then seq and rand reads of them."""
+
+    kind: Literal["rados_bench"]
+    block_size: Scalar | list[Scalar] = "4M"
+    threads: int | list[int] = 16
+    seconds: float = Field(default=10.0, gt=0)
+    modes: list[Literal["write", "seq", "rand"]] = Field(
+        default_factory=lambda: ["write", "seq", "rand"], min_length=1
+    )
+
+    @field_validator("block_size")
+    @classmethod
+    def _sizes(cls, v):
+        return _check_each(v, _size_ok)
+
+    @field_validator("threads")
+    @classmethod
+    def _counts(cls, v):
+        return _check_each(v, _positive_int)
+
+
+class RbdBenchStep(_StepBase):
+    """`rbd bench` on an image stackprobe creates (and fills) for the run."""
+
+    kind: Literal["rbd_bench"]
+    io_type: Literal["write", "read", "readwrite"] | list[Literal["write", "read", "readwrite"]] = "write"
+    io_pattern: Literal["seq", "rand"] | list[Literal["seq", "rand"]] = "rand"
+    io_size: Scalar | list[Scalar] = "4K"
+    io_threads: int | list[int] = 16
+    io_total: Scalar = "1G"
+    rw_mix_read: int = Field(default=70, ge=0, le=100)
+
+    @field_validator("io_size", "io_total")
+    @classmethod
+    def _sizes(cls, v):
+        return _check_each(v, _size_ok)
+
+    @field_validator("io_threads")
+    @classmethod
+    def _counts(cls, v):
+        return _check_each(v, _positive_int)
+
+
 class MetadataStep(_StepBase):
     """File create/stat/delete rates with fio's filecreate/filestat/filedelete engines."""
 
@@ -202,9 +271,37 @@ class MetadataStep(_StepBase):
 
 
 Step = Annotated[
-    Union[InventoryStep, MemoryStep, FioStep, MetadataStep],
+    Union[InventoryStep, MemoryStep, FioStep, MetadataStep, CephInventoryStep, OsdBenchStep,
+          RadosBenchStep, RbdBenchStep],
     Field(discriminator="kind"),
 ]
+
+CEPH_KINDS = ("ceph_inventory", "osd_bench", "rados_bench", "rbd_bench")
+
+
+class CephSettings(_Strict):
+    """Which Ceph cluster to test and where stackprobe may write in it.
+
+    conf: unset means --ceph-conf, else the lab cluster in .stackprobe/lab/ceph, else
+    /etc/ceph/ceph.conf. pool: 'create' makes a pool for the run (removed afterwards);
+    a name uses that existing pool, where stackprobe only adds (and then removes) its own
+    objects and images.
+    """
+
+    conf: str | None = None
+    keyring: str | None = None
+    client: str = Field(default="admin", pattern=r"^[A-Za-z0-9_.-]+$")
+    pool: str = Field(default="create", pattern=r"^[A-Za-z0-9_.-]+$")
+    pg_num: int = Field(default=32, ge=1)
+    pool_size: int | None = Field(default=None, ge=1, le=10)
+    image_size: Scalar = "2G"  # the RBD image for rbd_bench and fio on rbd
+    fs_name: str | None = None  # which CephFS to mount when the cluster has several
+
+    @field_validator("image_size")
+    @classmethod
+    def _size(cls, v):
+        _size_ok(v)
+        return v
 
 
 class Suite(_Strict):
@@ -213,4 +310,5 @@ class Suite(_Strict):
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     description: str | None = None
     defaults: FioParams = Field(default_factory=FioParams)
+    ceph: CephSettings | None = None
     steps: list[Step] = Field(min_length=1)

@@ -41,6 +41,19 @@ class CommandResult:
         return prefix + shlex.join(self.argv)
 
 
+class Background(Protocol):
+    """A long-running command (a FUSE mount, a server) started by a transport."""
+
+    pid: int
+    argv: list[str]
+
+    def alive(self) -> bool: ...
+
+    def stop(self, grace_s: float = 10.0) -> int | None:
+        """SIGTERM, then SIGKILL after grace_s; returns the exit status."""
+        ...
+
+
 class Transport(Protocol):
     host: str
 
@@ -55,8 +68,17 @@ class Transport(Protocol):
         """Run argv to completion (or timeout/interrupt) and return what happened."""
         ...
 
+    def start(self, argv: list[str], *, log: str, cwd: str | None = None,
+              env: dict[str, str] | None = None) -> Background:
+        """Start argv in the background, output to the file `log`."""
+        ...
+
     def interrupt(self) -> None:
         """Ask every running command to stop gracefully (fio then still reports)."""
+        ...
+
+    def clear_interrupt(self) -> None:
+        """Let commands run again after an interrupt (cleanup must still happen)."""
         ...
 
     def kill(self) -> None:

@@ -84,6 +84,20 @@ class LocalTransport:
             env=dict(env or {}),
         )
 
+    def start(self, argv: list[str], *, log: str, cwd: str | None = None,
+              env: dict[str, str] | None = None) -> LocalBackground:
+        """Start argv in its own session with output to `log`; stop it with .stop()."""
+        with open(log, "ab") as out:
+            proc = subprocess.Popen(
+                argv, cwd=cwd, env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL,
+                stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+        return LocalBackground(proc, list(argv))
+
+    def clear_interrupt(self) -> None:
+        with self._lock:
+            self._interrupted = False
+
     def interrupt(self) -> None:
         """SIGINT to every running command; later commands are interrupted at start."""
         with self._lock:
@@ -123,3 +137,28 @@ class LocalTransport:
             os.killpg(proc.pid, sig)
         except ProcessLookupError:
             pass
+
+
+class LocalBackground:
+    """A background command started by LocalTransport; stopped by its PID only."""
+
+    def __init__(self, proc: subprocess.Popen, argv: list[str]):
+        self._proc = proc
+        self.pid = proc.pid
+        self.argv = argv
+
+    def alive(self) -> bool:
+        return self._proc.poll() is None
+
+    def wait(self, timeout: float) -> int | None:
+        try:
+            return self._proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stop(self, grace_s: float = 10.0) -> int | None:
+        if self.alive():
+            LocalTransport._signal(self._proc, signal.SIGTERM)
+            if self.wait(grace_s) is None:
+                LocalTransport._signal(self._proc, signal.SIGKILL)
+        return self._proc.wait()

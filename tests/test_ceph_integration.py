@@ -1,0 +1,336 @@
+"""The Ceph rungs against a real lab cluster (one per test session, see conftest.ceph_lab).
+
+ceph-quick end to end, with a user pool and image that must come out byte-for-byte
+unchanged; a planted slow OSD (CPU-capped by a cgroup) that osd_bench must name; Ctrl-C
+and a failed step that must still leave no pool, image, object or mount behind; cluster
+health shown (WARN) or refused (ERR) before any load.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from cephlab import ceph_mounts, cpu_limited
+from conftest import STACKPROBE, run_cli
+from stackprobe.store.rundir import load_results
+from stackprobe.units import parse_size
+
+pytestmark = pytest.mark.ceph
+
+USER_POOL = "userpool"
+USER_IMAGE = f"{USER_POOL}/userimg"
+QUICK_BUDGET_S = 300
+
+
+def _run_dir(runs):
+    (only,) = [p for p in runs.iterdir() if p.is_dir()]
+    return only
+
+
+def _stackprobe_leftovers(lab, target=None):
+    """Anything a run may have created that is still there."""
+    left = [p for p in lab.pools() if p.startswith("stackprobe-")]
+    left += [f"image {i}" for i in lab.rbd("ls", USER_POOL, check=False).split() if "stackprobe" in i]
+    left += [f"object {o}" for o in lab.rados("-p", USER_POOL, "ls", check=False).split()
+             if o.startswith(("benchmark_data", "stackprobe"))]
+    left += [m for m in ceph_mounts() if "stackprobe-" in m]
+    if target is not None:
+        left += [str(p) for p in target.iterdir()]
+    return left
+
+
+@pytest.fixture(scope="module")
+def user_data(ceph_lab, tmp_path_factory):
+    """A user's pool with objects and an image full of random data, and their checksums."""
+    lab = ceph_lab
+    lab.ceph("osd", "pool", "create", USER_POOL, "8")
+    lab.ceph("osd", "pool", "application", "enable", USER_POOL, "rbd")
+    src = tmp_path_factory.mktemp("userdata")
+    for i in range(3):
+        blob = src / f"obj{i}"
+        blob.write_bytes(os.urandom(1024 * 1024 + i))
+        lab.rados("-p", USER_POOL, "put", f"user-object-{i}", str(blob))
+    image_src = src / "image"
+    image_src.write_bytes(os.urandom(32 * 1024 * 1024))
+    lab.rbd("import", "--no-progress", str(image_src), USER_IMAGE)
+    sums = {f"user-object-{i}": lab.sha_of_object(USER_POOL, f"user-object-{i}") for i in range(3)}
+    sums[USER_IMAGE] = lab.sha_of_image(USER_IMAGE)
+    objects = sorted(lab.rados("-p", USER_POOL, "ls").split())
+    yield {"sums": sums, "objects": objects}
+    lab.ceph("osd", "pool", "rm", USER_POOL, USER_POOL, "--yes-i-really-really-mean-it")
+
+
+# librbd's own pool metadata: creating and removing an image in a pool (Pacific's `rbd rm`
+# passes through the trash) may create these empty, omap-only objects. They hold no data.
+LIBRBD_POOL_METADATA = {"rbd_trash", "rbd_directory", "rbd_info", "rbd_children"}
+
+
+def _user_data_unchanged(lab, user_data):
+    """Every user object and the user image byte-for-byte as they were; no user object
+    gone; nothing new but librbd's pool metadata."""
+    for name, digest in user_data["sums"].items():
+        now = lab.sha_of_image(name) if "/" in name else lab.sha_of_object(USER_POOL, name)
+        assert now == digest, f"{name} changed"
+    now = set(lab.rados("-p", USER_POOL, "ls").split())
+    before = set(user_data["objects"])
+    assert before <= now, f"objects gone: {before - now}"
+    assert now - before <= LIBRBD_POOL_METADATA, f"objects added: {now - before}"
+
+
+@pytest.fixture(scope="module")
+def quick_run(ceph_lab, user_data, tmp_path_factory):
+    base = tmp_path_factory.mktemp("cephquick")
+    target = base / "target"
+    target.mkdir()
+    t0 = time.monotonic()
+    proc = run_cli(["run", "ceph-quick", "--ceph-conf", ceph_lab.conf, "--target", target,
+                    "--out", base / "runs"], cwd=base, timeout=QUICK_BUDGET_S + 120)
+    wall = time.monotonic() - t0
+    assert proc.returncode == 0, (proc.stdout[-4000:], proc.stderr[-3000:])
+    return proc, _run_dir(base / "runs"), target, wall, base
+
+
+def test_lab_status_reports_a_usable_cluster(ceph_lab):
+    proc = run_cli(["lab", "ceph", "status", "--dir", ceph_lab.dir, "--json"], check=0)
+    import json
+
+    info = json.loads(proc.stdout)
+    assert info["up"] and info["health"] == "HEALTH_OK"
+    names = sorted(d["name"] for d in info["daemons"])
+    assert names == ["ceph-fuse", "mds.a", "mgr.x", "mon.a", "osd.0", "osd.1", "osd.2"]
+    assert info["ready_s"] < 120
+
+
+def test_ceph_quick_all_steps_ok_within_budget(quick_run):
+    _, run_dir, _, wall, _ = quick_run
+    results = load_results(run_dir)
+    assert [s.id for s in results.steps if s.status != "ok"] == []
+    assert wall <= QUICK_BUDGET_S, f"ceph-quick took {wall:.0f} s"
+    assert results.run.ceph["pool_created"] is True
+    assert results.run.ceph["cleanup"] == "ok"
+    assert results.run.ceph["pool"].startswith("stackprobe-")
+    assert any("osd pool rm" in c.command for c in results.run.commands)
+
+
+def test_ceph_quick_leaves_nothing_and_user_data_unchanged(ceph_lab, user_data, quick_run):
+    _, _, target, _, _ = quick_run
+    assert _stackprobe_leftovers(ceph_lab, target) == []
+    _user_data_unchanged(ceph_lab, user_data)
+
+
+def test_rados_bench_figures_are_consistent(quick_run):
+    _, run_dir, _, _, _ = quick_run
+    steps = [s for s in load_results(run_dir).steps if s.kind == "rados_bench"]
+    assert len(steps) == 4
+    for step in steps:
+        bs = parse_size(step.params["block_size"])
+        modes = {r.job: r for r in step.records}
+        assert set(modes) == {"write", "seq", "rand"}
+        w = modes["write"].write
+        assert w.bw_bytes == pytest.approx(w.iops * bs, rel=0.05)
+        assert w.lat_ns["mean"] > 0 and w.lat_ns["max"] >= w.lat_ns["mean"] >= w.lat_ns["min"]
+        assert len(modes["write"].series) >= 3, "per-second series kept"
+        for m in ("seq", "rand"):
+            r = modes[m].read
+            assert r.bw_bytes > 0 and r.bw_bytes == pytest.approx(r.iops * bs, rel=0.05)
+
+
+def test_rbd_and_fio_rbd_and_cephfs_results(quick_run):
+    _, run_dir, _, _, _ = quick_run
+    steps = load_results(run_dir).steps
+    rbd = [s for s in steps if s.kind == "rbd_bench"]
+    assert {s.params["io_type"] for s in rbd} == {"write", "read"}
+    assert all(s.summary.headline_value > 0 for s in rbd)
+    for target in ("rbd", "cephfs"):
+        fio = [s for s in steps if s.kind == "fio" and s.params["target"] == target]
+        assert len(fio) == 8
+        writes = [s for s in fio if "write" in s.params["rw"]]
+        reads = [s for s in fio if "read" in s.params["rw"]]
+        assert all(s.records[0].write.iops > 0 for s in writes)
+        assert all(s.records[0].read.iops > 0 for s in reads)
+        assert all(s.layer == "client" for s in fio)
+
+
+def test_show_prints_the_ceph_tables(quick_run):
+    _, run_dir, _, _, base = quick_run
+    out = run_cli(["show", run_dir], cwd=base, check=0).stdout
+    for text in ("Per-OSD bench", "osd.0", "osd.2", "rados bench: block size x concurrency",
+                 "rbd bench write rand 4K", "4k random read IOPS on RBD",
+                 "4k random read IOPS on CephFS", "RBD vs CephFS", "Ceph:", "Pool stackprobe-",
+                 "Storage daemons", "Cluster", "Clients"):
+        assert text in out, text
+    md = run_cli(["report", run_dir, "--format", "md"], cwd=base, check=0)
+    text = (run_dir / "report.md").read_text()
+    assert "## RBD vs CephFS" in text and "## Per-OSD bench" in text
+    assert md.returncode == 0
+
+
+SLOW_OSD_SUITE = """
+name: osd-check
+steps:
+  - kind: osd_bench
+    bytes: 512M
+    block_size: 4M
+    threshold_pct: 20
+"""
+
+
+def test_slow_osd_is_named(ceph_lab, tmp_path):
+    (tmp_path / "s.yaml").write_text(SLOW_OSD_SUITE)
+    with cpu_limited(ceph_lab.osd_pid(1), percent=3):
+        run_cli(["run", "s.yaml", "--ceph-conf", ceph_lab.conf, "--out", tmp_path / "runs"],
+                cwd=tmp_path, check=0, timeout=600)
+    results = load_results(_run_dir(tmp_path / "runs"))
+    (bench,) = [s for s in results.steps if s.kind == "osd_bench"]
+    slow = [w for w in bench.warnings if "below the median" in w]
+    assert len(slow) == 1 and slow[0].startswith("osd.1 "), bench.warnings
+    shown = run_cli(["show", _run_dir(tmp_path / "runs")], check=0).stdout
+    assert "SLOW" in shown
+
+
+# A slow write (4K objects, 2 at a time) so the 60 s step cannot fill the small lab.
+INTERRUPT_SUITE = """
+name: interrupt
+steps:
+  - kind: rados_bench
+    block_size: 4K
+    threads: 2
+    seconds: 60
+  - kind: fio
+    target: cephfs
+    rw: write
+    bs: 1M
+    size: 64M
+    runtime: 2
+"""
+
+
+def test_ctrl_c_mid_rados_bench_removes_everything(ceph_lab, tmp_path):
+    (tmp_path / "s.yaml").write_text(INTERRUPT_SUITE)
+    target = tmp_path / "target"
+    target.mkdir()
+    proc = subprocess.Popen(
+        STACKPROBE + ["run", "s.yaml", "--ceph-conf", str(ceph_lab.conf), "--target", str(target),
+                      "--out", str(tmp_path / "runs")],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            if list((tmp_path / "runs").glob("*/steps/*rados*/rados-bench-write.cmd")) or \
+                    list((tmp_path / "runs").glob("*/steps/*rados*")):
+                break
+            time.sleep(0.2)
+        time.sleep(4)  # well into the 60 s write
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=180)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, (out[-2000:], err[-2000:])
+    results = load_results(_run_dir(tmp_path / "runs"))
+    statuses = {s.kind: s.status for s in results.steps}
+    assert statuses["rados_bench"] == "interrupted" and statuses["fio"] == "skipped"
+    assert _stackprobe_leftovers(ceph_lab, target) == []
+
+
+FAILING_SUITE = """
+name: failing
+ceph:
+  pool: userpool
+  image_size: 128M
+steps:
+  - kind: fio
+    target: cephfs
+    rw: write
+    bs: 1M
+    size: 32M
+    runtime: 1
+  - kind: fio
+    target: rbd
+    rw: randwrite
+    bs: 4k
+    size: 64M
+    runtime: 1
+    options: {verify: no-such-verify-mode}
+  - kind: rados_bench
+    block_size: 64K
+    threads: 8
+    seconds: 2
+  - kind: rbd_bench
+    io_type: write
+    io_size: 4K
+    io_total: 4M
+"""
+
+
+def test_user_pool_failed_step_and_cleanup(ceph_lab, user_data, tmp_path):
+    """In a user's pool: a failed fio step is recorded, the suite goes on, and afterwards
+    only the user's objects and image are there, unchanged."""
+    (tmp_path / "s.yaml").write_text(FAILING_SUITE)
+    target = tmp_path / "target"
+    target.mkdir()
+    proc = run_cli(["run", "s.yaml", "--ceph-conf", ceph_lab.conf, "--target", target,
+                    "--out", tmp_path / "runs"], cwd=tmp_path, check=1, timeout=600)
+    results = load_results(_run_dir(tmp_path / "runs"))
+    assert [s.status for s in results.steps] == ["ok", "ok", "failed", "ok", "ok"], proc.stdout
+    assert "verify" in results.steps[2].error
+    assert results.run.ceph == {"conf": str(ceph_lab.conf), "client": "admin",
+                                "pool": USER_POOL, "pool_created": False, "cleanup": "ok"}
+    assert _stackprobe_leftovers(ceph_lab, target) == []
+    _user_data_unchanged(ceph_lab, user_data)
+    assert USER_POOL in ceph_lab.pools()
+
+
+INVENTORY_SUITE = "name: inv\nsteps:\n  - kind: ceph_inventory\n"
+
+
+def test_health_warn_is_reported(ceph_lab, tmp_path):
+    (tmp_path / "s.yaml").write_text(INVENTORY_SUITE)
+    ceph_lab.ceph("osd", "set", "noout")
+    try:
+        run_cli(["run", "s.yaml", "--ceph-conf", ceph_lab.conf, "--out", tmp_path / "runs"],
+                cwd=tmp_path, check=0)
+    finally:
+        ceph_lab.ceph("osd", "unset", "noout")
+    results = load_results(_run_dir(tmp_path / "runs"))
+    assert any("HEALTH_WARN" in w and "noout" in w for w in results.run.warnings)
+    inv = results.steps[0].records[0]
+    assert inv.health == "HEALTH_WARN" and len(inv.osds) == 3
+    assert run_cli(["show", _run_dir(tmp_path / "runs")], check=0).stdout.count("noout") >= 1
+
+
+def test_health_err_refused_unless_forced(ceph_lab, tmp_path):
+    import json
+
+    (tmp_path / "s.yaml").write_text(INVENTORY_SUITE)
+    original = json.loads(ceph_lab.ceph("osd", "dump", "-f", "json"))["full_ratio"]
+    ceph_lab.ceph("osd", "set-full-ratio", "0.001")  # every OSD is now "full": HEALTH_ERR
+    try:
+        _wait_health(ceph_lab, "HEALTH_ERR")
+        refused = run_cli(["run", "s.yaml", "--ceph-conf", ceph_lab.conf, "--out",
+                           tmp_path / "runs"], cwd=tmp_path, check=2)
+        assert "HEALTH_ERR" in refused.stderr and "--force" in refused.stderr
+        assert not (tmp_path / "runs").exists(), "refused before any run directory"
+        run_cli(["run", "s.yaml", "--ceph-conf", ceph_lab.conf, "--out", tmp_path / "runs",
+                 "--force"], cwd=tmp_path, check=0)
+    finally:
+        ceph_lab.ceph("osd", "set-full-ratio", str(original))
+        _wait_health(ceph_lab, "HEALTH_OK")
+
+
+def _wait_health(lab, want: str, timeout: float = 60) -> None:
+    import json
+
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if json.loads(lab.ceph("health", "-f", "json"))["status"] == want:
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"cluster never reached {want}")
