@@ -224,7 +224,20 @@ class CephLab:
             raise LabError(f"{state.mount} is still mounted; not removing {self.dir}")
         if remove:
             shutil.rmtree(self.dir)
+            self._remove_empty_default_parents()
         return notes
+
+    def _remove_empty_default_parents(self) -> None:
+        """.stackprobe/lab/ceph's empty parents go too; nothing else is touched."""
+        parent = self.dir.parent
+        for name in DEFAULT_DIR.parts[-2::-1]:  # 'lab', then '.stackprobe'
+            if parent.name != name:
+                return
+            try:
+                parent.rmdir()  # only when empty
+            except OSError:
+                return
+            parent = parent.parent
 
     # ------------------------------------------------------------------ status
     def status(self) -> dict:

@@ -7,7 +7,7 @@ later); a source that fails or is missing only leaves its part of the inventory 
 from __future__ import annotations
 
 from stackprobe.parsers.inventory import parse_inventory
-from stackprobe.runners.base import StepContext, StepOutcome
+from stackprobe.runners.base import StepContext, StepOutcome, failure_message
 from stackprobe.runners.inventory_sources import SOURCES
 
 
@@ -27,12 +27,12 @@ class InventoryRunner:
             if result.ok:
                 outputs[name] = result.stdout
             else:
-                missing.append(name)
+                missing.append(failure_message(result, argv[0]))
         try:
             record = parse_inventory(outputs, host=ctx.transport.host)
         except ValueError as exc:
             return StepOutcome("failed", [], f"inventory: {exc}")
-        warnings = [f"inventory source unavailable: {', '.join(missing)}"] if missing else []
+        warnings = [f"inventory source unavailable: {m}" for m in missing]
         return StepOutcome("ok", [record], None, warnings)
 
     def cleanup(self, ctx: StepContext) -> None:
