@@ -116,7 +116,7 @@ def test_error_for_bad_rw_and_unknown_kind_and_yaml_syntax():
 def test_error_for_missing_steps_and_bad_sizes():
     assert "steps" in _error("name: x\n")
     msg = _error("name: x\nsteps:\n  - kind: fio\n    bs: [4k, huge]\n")
-    assert msg.startswith("bad.yaml:4: steps[0].bs:"), msg
+    assert msg.startswith("bad.yaml:4: steps[0].bs[1]: not a size"), msg
 
 
 def test_job_file_runs_unchanged(tmp_path):

@@ -190,14 +190,7 @@ def _stats(summary: dict[str, str], direction: str, op_size: int) -> IoStats:
         raise ValueError(f"rados bench: total time run is {summary['time']!r}")
     lat = {key: _float(summary[f"lat_{key}"], f"latency {key}") * 1e9
            for key in ("mean", "stddev", "min", "max") if f"lat_{key}" in summary}
-    return IoStats(
-        iops=ops / time_s,
-        bw_bytes=ops * op_size / time_s,
-        io_bytes=ops * op_size,
-        total_ios=ops,
-        runtime_ms=time_s * 1000,
-        lat_ns=lat,
-    )
+    return IoStats.from_counts(ops, op_size, time_s, lat_ns=lat)
 
 
 def _series(rows: list[tuple[int, int, str]], op_size: int) -> list[SeriesPoint]:

@@ -104,7 +104,7 @@ def _record(header: re.Match[str], rows: list[tuple[int, int]], total: re.Match[
         counts = {_DIRECTION[io_type]: ops}
     else:
         raise ValueError(f"rbd bench: unknown io type {io_type!r}")
-    stats = {d: _stats(n, io_size, runtime_s) for d, n in counts.items()}
+    stats = {d: IoStats.from_counts(n, io_size, runtime_s) for d, n in counts.items()}
     return IoRecord(
         tool="rbd bench",
         source_format="text",
@@ -129,16 +129,6 @@ def _runtime_s(ops: int, io_size: int, ops_per_s: str, bytes_per_s: str) -> floa
     if rate <= 0:
         raise ValueError(f"rbd bench: ops/sec is {ops_per_s!r}")
     return ops / rate
-
-
-def _stats(ops: int, io_size: int, runtime_s: float) -> IoStats:
-    return IoStats(
-        iops=ops / runtime_s,
-        bw_bytes=ops * io_size / runtime_s,
-        io_bytes=ops * io_size,
-        total_ios=ops,
-        runtime_ms=runtime_s * 1000,
-    )
 
 
 def _series(rows: list[tuple[int, int]], io_size: int) -> list[SeriesPoint]:

@@ -65,6 +65,13 @@ class IoStats(BaseModel):
     def active(self) -> bool:
         return bool(self.total_ios or self.io_bytes or self.iops)
 
+    @classmethod
+    def from_counts(cls, ops: int, op_bytes: int, runtime_s: float, **extra) -> IoStats:
+        """Figures derived from exact counts (ops of a fixed size in a measured time),
+        more precise than the rounded rates tools print beside them."""
+        return cls(iops=ops / runtime_s, bw_bytes=ops * op_bytes / runtime_s,
+                   io_bytes=ops * op_bytes, total_ios=ops, runtime_ms=runtime_s * 1000, **extra)
+
 
 class SeriesPoint(BaseModel):
     """One interval of a tool's own per-second report (rados bench, rbd bench, fio logs)."""

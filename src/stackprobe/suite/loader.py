@@ -66,13 +66,27 @@ def parse_suite(text: str, filename: str) -> Suite:
     try:
         return Suite.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
+        errors = exc.errors()
+        err = min(errors, key=_usefulness)
         loc = tuple(err["loc"])
         line = line_for(lines, loc)
         field = _field_name(loc, data, err["type"])
         message = err["msg"].removeprefix("Value error, ")
-        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        others = {_field_name(tuple(e["loc"]), data, e["type"]) for e in errors}
+        others = {f for f in others if not (f.startswith(field) or field.startswith(f))}
+        more = f" (and {len(others)} more field{'s' if len(others) > 1 else ''})" if others else ""
         raise SuiteError(f"{filename}:{line}: {field}: {message}{more}") from None
+
+
+def _usefulness(err: dict) -> tuple[int, int]:
+    """Sort key: what the user wrote wrong beats which type a union branch wanted.
+
+    A sweepable field is 'value or list of values': for a list, pydantic also reports that
+    it is not a single value. Value and constraint errors come first, deepest path first.
+    """
+    kind = err["type"]
+    mismatch = kind.endswith(("_type", "_parsing")) or kind in ("literal_error",)
+    return (1 if mismatch else 0, -len(err["loc"]))
 
 
 def _field_name(loc: tuple, data: dict, error_type: str) -> str:

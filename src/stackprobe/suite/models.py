@@ -8,54 +8,25 @@ Unknown keys are errors (a typo must not silently fall back to a default).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from stackprobe.units import parse_duration_s, parse_size
-
-LAYERS = ("hardware", "disk", "network", "daemon", "cluster", "client")
-
-FIO_RW = (
-    "read",
-    "write",
-    "randread",
-    "randwrite",
-    "rw",
-    "readwrite",
-    "randrw",
-    "trim",
-    "randtrim",
-    "trimwrite",
+from stackprobe.suite.fields import (
+    FIO_RW,  # noqa: F401 - re-exported for users of the models
+    Counts,
+    Durations,
+    Percent,
+    Percents,
+    RwModes,
+    Scalar,
+    Size,
+    Sizes,
+    as_list,
 )
 
-Scalar = Union[str, int, float, bool]
-
-
-def _as_list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else [value]
-
-
-def _check_each(value: Any, check) -> Any:
-    for item in _as_list(value):
-        check(item)
-    if isinstance(value, list) and not value:
-        raise ValueError("an empty list sweeps nothing")
-    return value
-
-
-def _size_ok(v: Any) -> None:
-    parse_size(v)
-
-
-def _duration_ok(v: Any) -> None:
-    if parse_duration_s(v) <= 0:
-        raise ValueError("must be > 0")
-
-
-def _positive_int(v: Any) -> None:
-    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-        raise ValueError(f"must be a whole number >= 1, not {v!r}")
+LAYERS = ("hardware", "disk", "network", "daemon", "cluster", "client")
+Target = Literal["local", "rbd", "cephfs"]
 
 
 class _Strict(BaseModel):
@@ -65,56 +36,23 @@ class _Strict(BaseModel):
 class FioParams(_Strict):
     """fio workload parameters; every one may be a list (a sweep)."""
 
-    rw: str | list[str] | None = None
-    bs: Scalar | list[Scalar] | None = None
-    iodepth: int | list[int] | None = None
-    numjobs: int | list[int] | None = None
-    rwmixread: int | list[int] | None = None
-    size: Scalar | list[Scalar] | None = None
-    runtime: Scalar | list[Scalar] | None = None
-    ramp_time: Scalar | list[Scalar] | None = None
+    rw: RwModes | None = None
+    bs: Sizes | None = None
+    iodepth: Counts | None = None
+    numjobs: Counts | None = None
+    rwmixread: Percents | None = None
+    size: Sizes | None = None
+    runtime: Durations | None = None
+    ramp_time: Durations | None = None
     ioengine: str | list[str] | None = None
     direct: int | list[int] | None = None
     time_based: bool | None = None
     # Where the workload runs: the --target directory ('local'), an RBD image (fio's rbd
     # engine) or a CephFS mount; each is created for the run and removed after it.
     # (Not named 'on': YAML reads that key as the boolean true.)
-    target: Literal["local", "rbd", "cephfs"] | list[Literal["local", "rbd", "cephfs"]] | None = None
+    target: Target | list[Target] | None = None
     # Any other fio option, passed through as `key=value` in the job file.
     options: dict[str, Scalar | list[Scalar]] = Field(default_factory=dict)
-
-    @field_validator("rw")
-    @classmethod
-    def _rw(cls, v):
-        def check(x):
-            if x not in FIO_RW:
-                raise ValueError(f"{x!r} is not a fio rw mode ({', '.join(FIO_RW)})")
-
-        return v if v is None else _check_each(v, check)
-
-    @field_validator("bs", "size")
-    @classmethod
-    def _sizes(cls, v):
-        return v if v is None else _check_each(v, _size_ok)
-
-    @field_validator("runtime", "ramp_time")
-    @classmethod
-    def _durations(cls, v):
-        return v if v is None else _check_each(v, _duration_ok)
-
-    @field_validator("iodepth", "numjobs")
-    @classmethod
-    def _counts(cls, v):
-        return v if v is None else _check_each(v, _positive_int)
-
-    @field_validator("rwmixread")
-    @classmethod
-    def _mix(cls, v):
-        def check(x):
-            if not 0 <= x <= 100:
-                raise ValueError(f"must be 0..100, not {x}")
-
-        return v if v is None else _check_each(v, check)
 
     @field_validator("options")
     @classmethod
@@ -123,7 +61,7 @@ class FioParams(_Strict):
             if key in ("directory", "name"):
                 raise ValueError(f"'{key}' is set by stackprobe (the target directory)")
             if key == "filename":
-                for item in _as_list(value):
+                for item in as_list(value):
                     text = str(item)
                     if text.startswith("/") or ".." in text.split("/"):
                         raise ValueError(
@@ -151,16 +89,10 @@ class MemoryStep(_StepBase):
     tool: Literal["auto", "sysbench", "mbw", "stress-ng"] = "auto"
     operations: list[Literal["read", "write"]] = Field(default_factory=lambda: ["read", "write"])
     threads: int | Literal["auto"] = "auto"
-    size: Scalar = "8G"  # sysbench: bytes per operation; mbw: array size
+    size: Size = "8G"  # sysbench: bytes per operation; mbw: array size
     # sysbench: each thread's buffer; must exceed the CPU caches or caches are measured
-    block_size: Scalar = "256M"
+    block_size: Size = "256M"
     seconds: float = Field(default=5.0, gt=0)  # cap per operation (stress-ng needs >= 10)
-
-    @field_validator("size", "block_size")
-    @classmethod
-    def _size(cls, v):
-        _size_ok(v)
-        return v
 
 
 class FioStep(_StepBase, FioParams):
@@ -191,37 +123,21 @@ class OsdBenchStep(_StepBase):
     """`ceph tell osd.N bench` on every OSD; flags OSDs slower than their class's median."""
 
     kind: Literal["osd_bench"]
-    bytes: Scalar = "1G"
-    block_size: Scalar = "4M"
+    bytes: Size = "1G"
+    block_size: Size = "4M"
     threshold_pct: float = Field(default=20.0, gt=0, lt=100)
-
-    @field_validator("bytes", "block_size")
-    @classmethod
-    def _size(cls, v):
-        _size_ok(v)
-        return v
 
 
 class RadosBenchStep(_StepBase):
     """`rados bench`: a write that leaves its objects, then seq and rand reads of them."""
 
     kind: Literal["rados_bench"]
-    block_size: Scalar | list[Scalar] = "4M"
-    threads: int | list[int] = 16
+    block_size: Sizes = "4M"
+    threads: Counts = 16
     seconds: float = Field(default=10.0, gt=0)
     modes: list[Literal["write", "seq", "rand"]] = Field(
         default_factory=lambda: ["write", "seq", "rand"], min_length=1
     )
-
-    @field_validator("block_size")
-    @classmethod
-    def _sizes(cls, v):
-        return _check_each(v, _size_ok)
-
-    @field_validator("threads")
-    @classmethod
-    def _counts(cls, v):
-        return _check_each(v, _positive_int)
 
 
 class RbdBenchStep(_StepBase):
@@ -230,44 +146,23 @@ class RbdBenchStep(_StepBase):
     kind: Literal["rbd_bench"]
     io_type: Literal["write", "read", "readwrite"] | list[Literal["write", "read", "readwrite"]] = "write"
     io_pattern: Literal["seq", "rand"] | list[Literal["seq", "rand"]] = "rand"
-    io_size: Scalar | list[Scalar] = "4K"
-    io_threads: int | list[int] = 16
-    io_total: Scalar = "1G"
-    rw_mix_read: int = Field(default=70, ge=0, le=100)
-
-    @field_validator("io_size", "io_total")
-    @classmethod
-    def _sizes(cls, v):
-        return _check_each(v, _size_ok)
-
-    @field_validator("io_threads")
-    @classmethod
-    def _counts(cls, v):
-        return _check_each(v, _positive_int)
+    io_size: Sizes = "4K"
+    io_threads: Counts = 16
+    io_total: Size = "1G"
+    rw_mix_read: Percent = 70
 
 
 class MetadataStep(_StepBase):
     """File create/stat/delete rates with fio's filecreate/filestat/filedelete engines."""
 
     kind: Literal["metadata"]
-    files: int | list[int] = 2000  # per job
-    numjobs: int | list[int] = 1
-    file_size: Scalar = "4k"
+    files: Counts = 2000  # per job
+    numjobs: Counts = 1
+    file_size: Size = "4k"
     operations: list[Literal["create", "stat", "delete"]] = Field(
         default_factory=lambda: ["create", "stat", "delete"]
     )
     stat_type: Literal["stat", "lstat", "statx"] = "stat"
-
-    @field_validator("files", "numjobs")
-    @classmethod
-    def _counts(cls, v):
-        return _check_each(v, _positive_int)
-
-    @field_validator("file_size")
-    @classmethod
-    def _size(cls, v):
-        _size_ok(v)
-        return v
 
 
 Step = Annotated[
@@ -294,14 +189,8 @@ class CephSettings(_Strict):
     pool: str = Field(default="create", pattern=r"^[A-Za-z0-9_.-]+$")
     pg_num: int = Field(default=32, ge=1)
     pool_size: int | None = Field(default=None, ge=1, le=10)
-    image_size: Scalar = "2G"  # the RBD image for rbd_bench and fio on rbd
+    image_size: Size = "2G"  # the RBD image for rbd_bench and fio on rbd
     fs_name: str | None = None  # which CephFS to mount when the cluster has several
-
-    @field_validator("image_size")
-    @classmethod
-    def _size(cls, v):
-        _size_ok(v)
-        return v
 
 
 class Suite(_Strict):
