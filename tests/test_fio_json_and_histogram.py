@@ -101,3 +101,12 @@ def test_percentiles_non_decreasing_and_within_bins(bins):
     assert values == sorted(values)
     assert min(bins) <= values[0] and values[-1] <= max(bins)
     assert all(v in bins for v in values)
+
+
+def test_percentile_threshold_is_exact_like_fios_long_double():
+    """The double nearest 99.95 is a little above 99.95: with 40000 I/Os fio's threshold is
+    just above 39980, so a bin reaching exactly 39980 is not p99.95 (double arithmetic says
+    it is)."""
+    bins = {1000: 39980, 2000: 20}
+    assert percentiles(bins, [99.95]) == {"p99.95": 2000.0}
+    assert percentiles({1000: 39981, 2000: 19}, [99.95]) == {"p99.95": 1000.0}

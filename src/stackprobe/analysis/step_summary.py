@@ -10,18 +10,41 @@ import statistics
 from collections.abc import Sequence
 
 from stackprobe.analysis.io_summary import summarise_io
-from stackprobe.parsers.records import IoRecord, MemBwRecord, OpsRecord, OsdBenchRecord
+from stackprobe.analysis.repeats import DEFAULT_NOISY_COV, summarise_repeated
+from stackprobe.parsers.records import (
+    IoRecord,
+    MemBwRecord,
+    OpsRecord,
+    OsdBenchRecord,
+    SloRecord,
+)
 from stackprobe.store.results import IoGroupSummary, StepSummary
 
 
-def summarise_step(headline: str | None, records: Sequence[object]) -> StepSummary | None:
+def summarise_step(headline: str | None, records: Sequence[object],
+                   noisy_cov: float = DEFAULT_NOISY_COV) -> StepSummary | None:
+    """The step's summary; for a repeated step, the mean over its runs (analysis/repeats)."""
+    runs = {getattr(r, "repetition", None) for r in records}
+    if len(runs) > 1:
+        return summarise_repeated(headline, records, summarise_one, noisy_cov)
+    return summarise_one(headline, records)
+
+
+def summarise_one(headline: str | None, records: Sequence[object]) -> StepSummary | None:
+    """The summary of one run of a step."""
     io = [r for r in records if isinstance(r, IoRecord)]
     ops = [r for r in records if isinstance(r, OpsRecord)]
     mem = [r for r in records if isinstance(r, MemBwRecord)]
     osd = [r for r in records if isinstance(r, OsdBenchRecord)]
+    slo = [r for r in records if isinstance(r, SloRecord)]
     if not (io or ops or mem or osd):
         return None
     summary = StepSummary(io=summarise_io(io))
+    if slo:  # the answer of the search; the probes are the io groups
+        answer = slo[0].answer
+        summary.headline_value = answer["iops"] if answer else None
+        summary.headline_unit = "IOPS"
+        return summary
     if osd:  # the median OSD: one slow OSD must not move the step's figure
         summary.headline_value = statistics.median(r.bw_bytes for r in osd)
         summary.headline_unit = "B/s"

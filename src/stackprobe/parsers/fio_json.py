@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from stackprobe.parsers.records import Cpu, IoRecord, IoStats, percentile_key
+from stackprobe.parsers.records import Cpu, IoRecord, IoStats, SeriesPoint, percentile_key
 from stackprobe.parsers.workload import normalise_workload
 
 
@@ -54,6 +54,64 @@ def _next_object_start(text: str, pos: int) -> int:
         if text[line_start:i].strip() in ("", "^C"):
             return i
         pos = i + 1
+
+
+class JsonStream:
+    """Complete fio JSON documents out of text that arrives in pieces (--status-interval
+    while fio runs). An incomplete document waits for more text."""
+
+    def __init__(self) -> None:
+        self._buf = ""
+        self._decoder = json.JSONDecoder()
+
+    def feed(self, text: str) -> list[dict[str, Any]]:
+        self._buf += text
+        docs = []
+        while True:
+            start = _next_object_start(self._buf, 0)
+            if start < 0:  # keep only the last line: a '{' may still begin it
+                cut = max(self._buf.rfind("\n"), self._buf.rfind("\r"))
+                self._buf = self._buf[cut:] if cut >= 0 else self._buf
+                return docs
+            try:
+                doc, end = self._decoder.raw_decode(self._buf, start)
+            except json.JSONDecodeError:
+                self._buf = self._buf[start:]
+                return docs
+            if isinstance(doc, dict):
+                docs.append(doc)
+            self._buf = self._buf[end:]
+
+
+def status_totals(doc: dict[str, Any]) -> tuple[float, int, int]:
+    """(time s, I/Os, bytes) done so far by all jobs of one --status-interval document."""
+    ms = doc.get("timestamp_ms")
+    t = float(ms) / 1000 if ms is not None else float(doc.get("timestamp", 0))
+    ios = byts = 0
+    for job in doc.get("jobs", []):
+        for d in ("read", "write", "trim"):
+            stats = job.get(d) or {}
+            ios += int(stats.get("total_ios", 0))
+            byts += int(stats.get("io_bytes", 0))
+    return t, ios, byts
+
+
+def interval_series(totals: list[tuple[float, int, int]]) -> list[SeriesPoint]:
+    """Per-interval IOPS and bandwidth from consecutive cumulative totals; t_s from the
+    first document. A drop in the totals (fio resets its statistics when ramp_time ends)
+    starts the counting again."""
+    points: list[SeriesPoint] = []
+    if not totals:
+        return points
+    t0 = totals[0][0]
+    prev = totals[0]
+    for cur in totals[1:]:
+        dt = cur[0] - prev[0]
+        if cur[1] >= prev[1] and dt > 0:
+            points.append(SeriesPoint(t_s=round(cur[0] - t0, 3), iops=(cur[1] - prev[1]) / dt,
+                                      bw_bytes=(cur[2] - prev[2]) / dt))
+        prev = cur
+    return points
 
 
 def result_document(text: str) -> tuple[dict[str, Any], int]:

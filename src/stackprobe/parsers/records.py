@@ -8,7 +8,8 @@ One record type per kind of figure, told apart by `type`:
 - `net`: a network transfer between two endpoints (iperf3);
 - `inventory`: what a host is made of (see parsers/inventory.py for its body);
 - `osd_bench`: one Ceph OSD's `ceph tell osd.N bench`;
-- `ceph_inventory`: a Ceph cluster's health, OSDs, pools and versions.
+- `ceph_inventory`: a Ceph cluster's health, OSDs, pools and versions;
+- `slo`: a latency-bounded maximum IOPS search and its probes.
 
 Latency dicts (`clat_ns`, `lat_ns`, `slat_ns`) are flat: mean/min/max/stddev plus the
 percentiles the tool reported, keyed by `percentile_key` ("p50", "p99.9", ...).
@@ -37,6 +38,8 @@ def percentile_value(key: str) -> float:
 
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    repetition: int | None = None  # which run of a repeated step (1, 2, ...); None: run once
 
     def to_json(self) -> dict[str, Any]:
         """The record as stored in results.json and printed by `ingest --json`."""
@@ -201,6 +204,22 @@ class CephInventoryRecord(_Record):
     mds_active: int | None = None
 
 
+class SloRecord(_Record):
+    """A latency-bounded maximum: the highest IOPS whose percentile met the limit, and every
+    probe of the search (the knee curve). Probes' fio results are io records beside it."""
+
+    type: Literal["slo"] = "slo"
+    percentile: float  # e.g. 99.9
+    latency: str  # "total" (fio lat) or "completion" (fio clat)
+    limit_ns: float
+    vary: str  # numjobs, iodepth or rate_iops
+    answer: dict[str, Any] | None = None  # {setting, iops, latency_ns}; None: nothing met it
+    probes: list[dict[str, Any]] = Field(default_factory=list)  # setting, iops, latency_ns, seconds, passed
+    device_seconds: float = 0.0
+    reason: str = ""
+    host: str | None = None
+
+
 class InventoryRecord(_Record):
     """What a host is made of; the body is documented in parsers/inventory.py."""
 
@@ -217,6 +236,6 @@ class InventoryRecord(_Record):
 
 Record = Annotated[
     Union[IoRecord, OpsRecord, MemBwRecord, NetRecord, InventoryRecord, OsdBenchRecord,
-          CephInventoryRecord],
+          CephInventoryRecord, SloRecord],
     Field(discriminator="type"),
 ]

@@ -6,6 +6,7 @@ err long: fio's file layout and start-up are counted, not only its runtime.
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -46,9 +47,18 @@ def estimate_seconds(step: PlannedStep) -> float:
     if step.kind == "metadata":
         ops = int(p["files"]) * int(p["numjobs"]) * len(p["operations"])
         return len(p["operations"]) * FIO_STARTUP_S + ops / METADATA_OPS_PER_S
+    if step.kind == "slo":
+        widest = p if p["vary"] == "rate_iops" else {**p, p["vary"]: p["max"]}
+        return _slo_probes(p) * _fio_seconds(widest)
     if "job_file" in p:
         return _job_file_seconds(p["job_file"])
     return _fio_seconds(p)
+
+
+def _slo_probes(p: dict) -> int:
+    """Geometric bracketing (x4) plus a few refinements: an upper estimate."""
+    ratio = max(1.0, p["max"] / p["min"])
+    return int(math.ceil(math.log(ratio, 4))) + 4
 
 
 def _fio_seconds(p: dict) -> float:
@@ -86,6 +96,9 @@ def estimate_space(step: PlannedStep) -> int:
     p = step.params
     if step.kind == "fio" and "job_file" not in p and p.get("target", "local") == "local":
         return parse_size(p.get("size", "1G")) * int(p.get("numjobs", 1))
+    if step.kind == "slo" and p.get("target", "local") == "local":
+        jobs = p["max"] if p["vary"] == "numjobs" else int(p.get("numjobs", 1))
+        return parse_size(p.get("size", "1G")) * jobs
     if step.kind == "metadata":
         per_file = max(parse_size(p["file_size"]), 4096)  # a block per file at least
         return int(p["files"]) * int(p["numjobs"]) * per_file

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from stackprobe.plan.estimate import estimate_seconds, estimate_space
-from stackprobe.plan.steps import DEFAULT_LAYER, PlannedStep
-from stackprobe.suite.models import FioParams, FioStep, Suite
+from stackprobe.plan.steps import DEFAULT_LAYER, PlannedStep, RepeatPlan
+from stackprobe.suite.models import FioParams, FioStep, SloStep, Suite
 from stackprobe.units import parse_size
 
 # Lists that are sweeps for kinds whose other list fields are lists by nature
@@ -26,13 +26,16 @@ _SWEEPABLE = {
     "rbd_bench": ("io_type", "io_pattern", "io_size", "io_threads"),
 }
 _TARGET_TEXT = {"rbd": "RBD", "cephfs": "CephFS"}
+# fio-like steps' own fields, beside the workload parameters (never sweeps)
+_STEP_ONLY = ("steady_state", "percentile", "limit", "latency", "vary", "min", "max",
+              "tolerance")
 
 
 def expand(suite: Suite, base_dir: Path | None = None) -> list[PlannedStep]:
     """Concrete steps of `suite`; relative job_file paths resolve against base_dir."""
     planned: list[PlannedStep] = []
     defaults = suite.defaults.model_dump(exclude_none=True)
-    for spec in suite.steps:
+    for n, spec in enumerate(suite.steps, start=1):
         for params, swept in _combinations(spec, defaults, base_dir):
             name = _step_name(spec, params, swept)
             headline = _headline(spec, params)
@@ -46,13 +49,23 @@ def expand(suite: Suite, base_dir: Path | None = None) -> list[PlannedStep]:
                 params=params,
                 swept=swept,
                 headline=headline,
+                repeat=_repeat_plan(getattr(spec, "repeat", None)),
+                sweep=f"{n}-{spec.name or spec.kind}" if swept else None,
             )
-            planned.append(
-                replace(step, estimate_s=estimate_seconds(step), space_bytes=estimate_space(step))
-            )
+            runs = step.repeat.max if step.repeat else 1
+            planned.append(replace(step, estimate_s=runs * estimate_seconds(step),
+                                   space_bytes=estimate_space(step)))
     planned = _with_ceph_inventory(planned)
     _make_unique(planned)
     return planned
+
+
+def _repeat_plan(spec) -> RepeatPlan | None:
+    if spec is None or spec == 1:
+        return None
+    if isinstance(spec, int):
+        return RepeatPlan(spec, spec, 0.0)
+    return RepeatPlan(spec.min, spec.max, spec.cov)
 
 
 def _with_ceph_inventory(steps: list[PlannedStep]) -> list[PlannedStep]:
@@ -73,7 +86,7 @@ def _with_ceph_inventory(steps: list[PlannedStep]) -> list[PlannedStep]:
 def _combinations(spec, defaults: dict, base_dir: Path | None):
     """(params, swept) for every combination of the step's list-valued parameters."""
     raw = spec.model_dump(
-        exclude_none=True, exclude={"kind", "name", "title", "layer", "headline"}
+        exclude_none=True, exclude={"kind", "name", "title", "layer", "headline", "repeat"}
     )
     if isinstance(spec, FioStep) and spec.job_file is not None:
         path = Path(spec.job_file)
@@ -81,12 +94,13 @@ def _combinations(spec, defaults: dict, base_dir: Path | None):
             path = base_dir / path
         yield {"job_file": str(path)}, {}
         return
-    if isinstance(spec, FioStep):
+    if isinstance(spec, (FioStep, SloStep)):
         # step values override the suite defaults, option by option
         options = {**defaults.get("options", {}), **raw.pop("options", {})}
         merged = {**{k: v for k, v in defaults.items() if k != "options"}, **raw}
         items = [(k, merged[k]) for k in FioParams.model_fields if k in merged and k != "options"]
         items += [(f"options.{k}", v) for k, v in options.items()]
+        items += [(k, raw[k]) for k in _STEP_ONLY if k in raw]
     else:
         items = list(raw.items())
     swept_keys = [k for k, v in items if isinstance(v, list) and _is_sweep(spec, k)]
@@ -103,8 +117,8 @@ def _combinations(spec, defaults: dict, base_dir: Path | None):
 
 def _is_sweep(spec, key: str) -> bool:
     """Lists that are sweeps (not lists by nature, like memory 'operations')."""
-    if isinstance(spec, FioStep):
-        return True
+    if isinstance(spec, (FioStep, SloStep)):
+        return key not in _STEP_ONLY
     return key in _SWEEPABLE.get(spec.kind, ())
 
 
@@ -115,7 +129,7 @@ def params_get(params: dict[str, Any], key: str) -> Any:
 
 
 def _layer(kind: str, params: dict) -> str:
-    if kind == "fio" and params.get("target") in _TARGET_TEXT:
+    if kind in ("fio", "slo") and params.get("target") in _TARGET_TEXT:
         return "client"
     return DEFAULT_LAYER[kind]
 
@@ -161,6 +175,10 @@ def _default_title(kind: str, params: dict, name: str) -> str:
     if kind == "rbd_bench":
         return (f"rbd bench {params['io_type']} {params['io_pattern']} {params['io_size']}, "
                 f"{params['io_threads']} threads")
+    if kind == "slo":
+        return (f"{params.get('bs', '')} {params.get('rw', '')}: max IOPS with "
+                f"p{params['percentile']:g} {params.get('latency', 'total')} latency "
+                f"<= {params['limit']}").strip()
     return {"inventory": "Inventory", "memory": "Memory bandwidth",
             "metadata": "File metadata operations", "ceph_inventory": "Ceph cluster inventory",
             "osd_bench": "OSD bench (ceph tell osd.N bench)"}.get(kind, name)
@@ -200,6 +218,8 @@ def _headline(spec, params: dict) -> str | None:
     """The figure a step is about: IOPS, bandwidth, latency, ops/s or memory bandwidth."""
     if spec.kind == "rbd_bench":
         return "bw" if parse_size(params["io_size"]) >= 256 * 1024 else "iops"
+    if spec.kind == "slo":
+        return "iops"
     if spec.kind != "fio":
         return {"memory": "membw", "metadata": "ops", "rados_bench": "bw",
                 "osd_bench": "bw"}.get(spec.kind)

@@ -9,12 +9,22 @@ DEFAULT_LAYER = {
     "inventory": "hardware",
     "memory": "hardware",
     "fio": "disk",  # fio on rbd or cephfs: "client"
+    "slo": "disk",  # likewise
     "metadata": "disk",
     "ceph_inventory": "cluster",
     "osd_bench": "daemon",
     "rados_bench": "cluster",
     "rbd_bench": "cluster",
 }
+
+
+@dataclass(frozen=True)
+class RepeatPlan:
+    """min == max: a fixed count; otherwise repeat while CoV > cov, up to max."""
+
+    min: int
+    max: int
+    cov: float
 
 
 @dataclass(frozen=True)
@@ -27,14 +37,16 @@ class PlannedStep:
     params: dict[str, Any]  # every parameter the runner needs, concrete (no lists)
     swept: dict[str, Any] = field(default_factory=dict)  # the sweep values that made this step
     headline: str | None = None  # iops | bw | lat | ops | membw | None
-    estimate_s: float = 0.0
+    estimate_s: float = 0.0  # all repetitions (the maximum for adaptive repetition)
     space_bytes: int = 0  # test data this step lays out on the target
+    repeat: RepeatPlan | None = None  # None: run once
+    sweep: str | None = None  # the suite step this came from, when it swept (e.g. '3-rados')
 
     @property
     def on_ceph(self) -> bool:
         """Whether the step needs the Ceph cluster (and its run pool, image or mount)."""
         return self.kind in ("ceph_inventory", "osd_bench", "rados_bench", "rbd_bench") or (
-            self.kind == "fio" and self.params.get("target") in ("rbd", "cephfs")
+            self.kind in ("fio", "slo") and self.params.get("target") in ("rbd", "cephfs")
         )
 
     @property

@@ -4,25 +4,16 @@
 - rados bench matrix (seed 001): block size x concurrency rows, write / seq / rand columns;
 - RBD vs CephFS (seed 003): the same fio workload through librbd and on CephFS, side by side.
 
-Each is a TextTable (title, headers, rows of formatted cells) that every renderer prints.
+Each is a TextTable (report/text_table.py) that every renderer prints.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from stackprobe.analysis.osd_outliers import judge_osds
 from stackprobe.parsers.records import IoRecord, OsdBenchRecord
+from stackprobe.report.text_table import TextTable
 from stackprobe.store.results import RunResults, StepResult
 from stackprobe.units import fmt_bw, fmt_iops, fmt_ns, parse_size
-
-
-@dataclass
-class TextTable:
-    title: str
-    headers: list[str]
-    rows: list[list[str]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
 
 
 def ceph_tables(results: RunResults) -> list[TextTable]:

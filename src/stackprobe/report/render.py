@@ -11,6 +11,9 @@ import json
 
 from stackprobe.parsers.records import CephInventoryRecord, InventoryRecord
 from stackprobe.report.ceph_tables import ceph_tables
+from stackprobe.report.slo_tables import slo_tables
+from stackprobe.report.sweep_tables import sweep_tables
+from stackprobe.report.text_table import TextTable
 from stackprobe.report.inventory_lines import ceph_lines, inventory_lines
 from stackprobe.report.table import Row, summary_rows
 from stackprobe.store.results import RunResults
@@ -29,10 +32,22 @@ HEADERS = ("Test", "Workload", "Bandwidth", "IOPS / ops/s", "Mean latency", "p99
            "Status")
 
 
+HEADLINE_CELL = {"bw": 2, "iops": 3, "lat": 4}
+
+
 def formatted(row: Row) -> list[str]:
-    """The row's cells as people read them."""
-    status = row.status if not row.note else f"{row.status}: {row.note}"
-    return [
+    """The row's cells as people read them; a repeated step's headline cell carries its 95%
+    confidence interval, and its status the number of runs and the CoV (NOISY above the
+    step's threshold)."""
+    status = row.status
+    if row.runs:
+        spread = f"{row.runs} runs" + (f", CoV {row.cov_pct:.1f}%" if row.cov_pct is not None else "")
+        status = f"{'NOISY' if row.noisy else status} ({spread})"
+    if row.steady:
+        status = f"{status}, {row.steady}"
+    if row.note:
+        status = f"{status}: {row.note}"
+    cells = [
         row.test,
         row.workload,
         fmt_bw(row.bw_bytes) if row.bw_bytes is not None else "",
@@ -41,6 +56,15 @@ def formatted(row: Row) -> list[str]:
         fmt_ns(row.p99_ns) if row.p99_ns is not None else "",
         status,
     ]
+    pos = HEADLINE_CELL.get(row.headline or "")
+    if row.ci95_pct is not None and pos is not None and cells[pos]:
+        cells[pos] += f" ±{row.ci95_pct:.1f}%"
+    return cells
+
+
+def extra_tables(results: RunResults) -> list[TextTable]:
+    """The tables after the summary, in the ladder's order of what they are about."""
+    return ceph_tables(results) + slo_tables(results) + sweep_tables(results)
 
 
 def inventories(results: RunResults) -> list[InventoryRecord]:
@@ -95,7 +119,7 @@ def to_markdown(results: RunResults) -> str:
         for row in layer_rows:
             cells = [c.replace("|", "\\|") for c in formatted(row)]
             lines.append("| " + " | ".join(cells) + " |")
-    for table in ceph_tables(results):
+    for table in extra_tables(results):
         lines += ["", f"## {table.title}", ""]
         lines.append("| " + " | ".join(table.headers) + " |")
         lines.append("|" + "---|" * len(table.headers))
@@ -108,7 +132,8 @@ def to_markdown(results: RunResults) -> str:
 
 
 CSV_FIELDS = ("run", "layer", "step", "test", "workload", "direction", "bw_bytes", "iops",
-              "lat_mean_ns", "p99_ns", "headline", "status", "note")
+              "lat_mean_ns", "p99_ns", "headline", "status", "note", "runs", "ci95_pct",
+              "cov_pct", "noisy", "steady")
 
 
 def to_csv(results: RunResults) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from stackprobe.parsers.records import OsdBenchRecord
+from stackprobe.report.slo_tables import slo_answer
 from stackprobe.store.results import DirectionSummary, RunResults, StepResult
 from stackprobe.suite.models import LAYERS
 from stackprobe.units import fmt_bytes, parse_size
@@ -30,6 +31,11 @@ class Row:
     headline: str | None = None  # which column is the step's headline figure
     status: str = "ok"
     note: str = ""
+    runs: int | None = None  # a repeated step: how many runs the figures are the mean of
+    ci95_pct: float | None = None  # half-width of the headline's 95% CI, % of the mean
+    cov_pct: float | None = None
+    noisy: bool = False
+    steady: str | None = None  # 'steady from 12 s', 'not steady', 'steady at 14 s, 286 s saved'
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -47,6 +53,31 @@ def summary_rows(results: RunResults) -> list[Row]:
 
 
 def _step_rows(step: StepResult) -> list[Row]:
+    rows = _figure_rows(step)
+    steady = _steady_text(step.summary.steady) if step.summary and step.summary.steady else None
+    for row in rows:
+        row.steady = steady
+    rep = step.summary.repeat if step.summary is not None else None
+    if rep is not None and rep.mean:
+        for row in rows:
+            row.runs = rep.n
+            row.ci95_pct = (rep.ci95_high - rep.mean) / rep.mean * 100 if rep.ci95_high else None
+            row.cov_pct = rep.cov * 100 if rep.cov is not None else None
+            row.noisy = rep.noisy
+    return rows
+
+
+def _steady_text(s: dict) -> str:
+    if not s.get("steady"):
+        return "not steady"
+    at = s.get("reached_at_s")
+    text = f"steady from {at:.0f} s" if at is not None else "steady"
+    if s.get("stopped_early"):
+        text = f"steady at {at:.0f} s, stopped: {s.get('saved_s', 0):.0f} s saved"
+    return text
+
+
+def _figure_rows(step: StepResult) -> list[Row]:
     base = dict(layer=step.layer, step=step.id, workload=workload_text(step.params))
     note = step.error or ""
     s = step.summary
@@ -68,10 +99,18 @@ def _step_rows(step: StepResult) -> list[Row]:
         rows.append(Row(test=f"File {op}", direction=op, iops=rate,
                         lat_mean_ns=s.ops_lat_mean_ns.get(op), headline="iops",
                         status=step.status, note=note, **base))
-    for group in s.io:
+    groups = s.io
+    if step.kind == "slo":  # one row: the answer; the probes are the slo table's
+        rec, answer_label = slo_answer(step)
+        groups = [g for g in s.io if answer_label and g.label.endswith(answer_label)]
+        if not groups:
+            reason = rec.reason if rec else "no answer"
+            return [Row(test=step.title, direction="", status=step.status,
+                        note=note or f"no setting meets the limit ({reason})", **base)]
+    for group in groups:
         dirs = [(n, d) for n, d in (("read", group.read), ("write", group.write),
                                     ("trim", group.trim)) if d is not None]
-        label = step.title if len(s.io) == 1 else f"{step.title}: {group.label}"
+        label = step.title if len(groups) == 1 else f"{step.title}: {group.label}"
         for name, d in dirs:
             test = f"{label} ({name})" if len(dirs) > 1 else label
             rows.append(_io_row(test, name, d, step, note, base))

@@ -6,14 +6,19 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from stackprobe.report.ceph_tables import ceph_tables
-from stackprobe.report.render import LAYER_TITLES, environment_lines, formatted, warnings_of
+from stackprobe.report.render import (
+    HEADLINE_CELL,
+    LAYER_TITLES,
+    environment_lines,
+    extra_tables,
+    formatted,
+    warnings_of,
+)
 from stackprobe.report.table import summary_rows
 from stackprobe.store.results import RunResults
 from stackprobe.suite.models import LAYERS
 from stackprobe.units import fmt_seconds
 
-_HEADLINE_CELL = {"bw": 2, "iops": 3, "lat": 4}
 NARROW_COLUMNS = 130
 SHORT_HEADERS = ("Test", "Workload", "Bandwidth", "IOPS/ops", "Mean lat", "p99 lat", "Status")
 _STATUS_STYLE = {"ok": "green", "failed": "bold red", "interrupted": "yellow", "skipped": "dim"}
@@ -47,14 +52,14 @@ def print_summary(results: RunResults, console: Console, run_path: str | None = 
         table.add_row(f"[bold cyan]{LAYER_TITLES[layer]}[/]", *[""] * (len(table.columns) - 1))
         for row in layer_rows:
             cells = formatted(row)
-            pos = _HEADLINE_CELL.get(row.headline or "")
+            pos = HEADLINE_CELL.get(row.headline or "")
             if pos is not None and cells[pos]:
                 cells[pos] = f"[bold]{cells[pos]}[/]"
-            style = _STATUS_STYLE.get(row.status, "white")
+            style = "yellow" if row.noisy else _STATUS_STYLE.get(row.status, "white")
             cells[-1] = f"[{style}]{cells[-1]}[/]"
             table.add_row(*(cells[i] for i in keep))
     console.print(table)
-    for extra in ceph_tables(results):
+    for extra in extra_tables(results):
         t = Table(title=extra.title, header_style="bold",
                   box=box.SIMPLE_HEAD if narrow else box.HEAVY_HEAD)
         for i, header in enumerate(extra.headers):

@@ -9,6 +9,7 @@ step directory, so raw output is never lost, also when parsing fails.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -37,6 +38,8 @@ class StepOutcome:
     records: list[Record] = field(default_factory=list)
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
+    steady: dict | None = None  # steady-state verdict, for steps that asked for one
+    notes: list[str] = field(default_factory=list)  # findings (an slo answer), not problems
 
 
 @dataclass
@@ -47,12 +50,29 @@ class StepContext:
     target: TargetInfo
     timeout_s: float
     ceph: CephSession | None = None  # set when the plan loads a Ceph cluster
+    sub: str | None = None  # this run's sub-directory: 'rep-2' (repetition), 'probe-3' (slo)
     commands: list[CommandRecord] = field(default_factory=list)
+
+    def child(self, sub: str) -> StepContext:
+        """A context for one part of the step (an slo probe): its own sub-directory, the
+        step's command list."""
+        return StepContext(self.step, self.transport, self.run_dir, self.target,
+                           self.timeout_s, ceph=self.ceph, sub=sub, commands=self.commands)
+
+    @property
+    def base_dir(self) -> Path:
+        """The step's directory in the run (file names in results are relative to it)."""
+        return self.run_dir.step_dir(self.step.id)
 
     @property
     def step_dir(self) -> Path:
-        """Where raw outputs and job files of this step are kept."""
-        return self.run_dir.step_dir(self.step.id)
+        """Where raw outputs and job files of this run of the step are kept
+        (rep-N/ or probe-N/ under the step's directory)."""
+        if self.sub is None:
+            return self.base_dir
+        d = self.base_dir / self.sub
+        d.mkdir(exist_ok=True)
+        return d
 
     @property
     def work_dir(self) -> Path:
@@ -69,13 +89,16 @@ class StepContext:
         *,
         cwd: Path | None = None,
         env: dict[str, str] | None = None,
+        on_stdout: Callable[[str], bool] | None = None,
     ) -> CommandResult:
         """Run a command through the transport and keep its line, stdout and stderr."""
         result = self.transport.run(
-            argv, cwd=str(cwd) if cwd else None, env=env, timeout=self.timeout_s
+            argv, cwd=str(cwd) if cwd else None, env=env, timeout=self.timeout_s,
+            on_stdout=on_stdout,
         )
-        out, err = self.run_dir.save_command(self.step.id, label, result)
-        self.commands.append(command_record(result, out, err))
+        out, err = self.run_dir.save_command(self.step_dir, label, result)
+        self.commands.append(command_record(
+            result, str(out.relative_to(self.base_dir)), str(err.relative_to(self.base_dir))))
         return result
 
 

@@ -245,7 +245,7 @@ def cephfs_bytes_for(plan) -> int:
 def image_bytes_for(plan, settings: CephSettings) -> int:
     """The image must hold the largest fio-on-rbd region; at least the configured size."""
     sizes = [parse_size(s.params.get("size", "1G")) for s in plan
-             if s.kind == "fio" and s.params.get("target") == "rbd"]
+             if s.kind in ("fio", "slo") and s.params.get("target") == "rbd"]
     if not sizes and not any(s.kind == "rbd_bench" for s in plan):
         return 0
     return max([parse_size(settings.image_size), *sizes])

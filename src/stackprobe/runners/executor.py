@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Protocol
 
 from stackprobe import __version__
+from stackprobe.analysis.noise import should_repeat
+from stackprobe.analysis.repeats import DEFAULT_NOISY_COV
 from stackprobe.analysis.step_summary import summarise_step
 from stackprobe.errors import UserError
 from stackprobe.plan.steps import PlannedStep
@@ -24,7 +26,7 @@ from stackprobe.runners.base import StepContext, StepOutcome, TargetInfo, comman
 from stackprobe.runners.ceph_session import CephSession
 from stackprobe.runners.registry import runner_for
 from stackprobe.store.index import record_run
-from stackprobe.store.results import RunInfo, RunResults, StepResult
+from stackprobe.store.results import CommandRecord, RunInfo, RunResults, StepResult
 from stackprobe.store.rundir import RunDir, atomic_write, utc_now_iso
 from stackprobe.transport.base import CommandResult, Transport
 
@@ -137,36 +139,79 @@ class Executor:
         self._save()
         if self.progress:
             self.progress.step_started(step)
-        ctx = StepContext(step, self.transport, self.run_dir, self.target, step_timeout(step),
-                          ceph=self.ceph if step.on_ceph else None)
-        runner = runner_for(step.kind)
         t0 = time.monotonic()
-        try:
-            runner.prepare(ctx)
-            outcome = runner.run(ctx)
-        except Exception as exc:  # a bug or an OS error must not lose the run
-            atomic_write(ctx.step_dir / "error.txt", traceback.format_exc())
-            outcome = StepOutcome("failed", error=f"{type(exc).__name__}: {exc} (see error.txt)")
-        finally:
-            self.transport.clear_interrupt()  # cleanup commands must run even after Ctrl-C
-            try:
-                runner.cleanup(ctx)
-            except Exception as exc:  # pragma: no cover - cleanup of our own directory
-                result.warnings.append(f"cleanup failed: {exc}")
+        outcome, commands = self._run_repetitions(step)
         if self.stop_requested and outcome.status == "ok":
             outcome.status = "interrupted"
         result.duration_s = round(time.monotonic() - t0, 3)
         result.ended = utc_now_iso()
         result.status = outcome.status  # type: ignore[assignment]
         result.records = list(outcome.records)
-        result.summary = summarise_step(step.headline, outcome.records)
+        noisy_cov = step.repeat.cov if step.repeat and step.repeat.cov else DEFAULT_NOISY_COV
+        result.summary = summarise_step(step.headline, outcome.records, noisy_cov)
+        if result.summary is not None and outcome.steady is not None:
+            result.summary.steady = outcome.steady
         result.error = outcome.error
         result.warnings.extend(outcome.warnings)
-        result.commands = ctx.commands
-        result.artifacts = sorted(p.name for p in ctx.step_dir.iterdir() if p.is_file())
+        result.notes.extend(outcome.notes)
+        result.commands = commands
+        base = self.run_dir.step_dir(step.id)
+        result.artifacts = sorted(str(p.relative_to(base)) for p in base.rglob("*") if p.is_file())
         self._save()
         if self.progress:
             self.progress.step_finished(step, result)
+
+    def _run_repetitions(self, step: PlannedStep) -> tuple[StepOutcome, list[CommandRecord]]:
+        """Run the step once, or again and again as its repeat plan says; cleanup once at
+        the end (a read workload's files are laid out once for all repetitions)."""
+        runner = runner_for(step.kind)
+        plan = step.repeat
+        reps: list[int | None] = [None] if plan is None else list(range(1, plan.max + 1))
+        records, warnings, notes, commands, values = [], [], [], [], []
+        outcome = StepOutcome("failed", error="not run")
+        ctx = None
+        try:
+            for rep in reps:
+                ctx = StepContext(step, self.transport, self.run_dir, self.target,
+                                  step_timeout(step), ceph=self.ceph if step.on_ceph else None,
+                                  sub=None if rep is None else f"rep-{rep}")
+                outcome = self._attempt(runner, ctx)
+                for rec in outcome.records:
+                    rec.repetition = rep
+                records += outcome.records
+                warnings += [w if rep is None else f"run {rep}: {w}" for w in outcome.warnings]
+                notes += [n if rep is None else f"run {rep}: {n}" for n in outcome.notes]
+                commands += ctx.commands
+                if outcome.status != "ok" or self.stop_requested or plan is None:
+                    break
+                value = summarise_step(step.headline, outcome.records)
+                values.append(value.headline_value if value else None)
+                known = [v for v in values if v is not None]
+                if len(known) < len(values) and len(values) >= plan.min:
+                    break  # no headline figure to judge noise by: the fixed minimum only
+                if not should_repeat(known, cov_threshold=plan.cov, min_runs=plan.min,
+                                     max_runs=plan.max):
+                    break
+        finally:
+            self.transport.clear_interrupt()  # cleanup commands must run even after Ctrl-C
+            if ctx is not None:
+                before = len(ctx.commands)
+                try:
+                    runner.cleanup(ctx)
+                except Exception as exc:  # pragma: no cover - cleanup of our own directory
+                    warnings.append(f"cleanup failed: {exc}")
+                commands += ctx.commands[before:]
+        return StepOutcome(outcome.status, records, outcome.error, warnings,
+                           outcome.steady, notes), commands
+
+    @staticmethod
+    def _attempt(runner, ctx: StepContext) -> StepOutcome:
+        try:
+            runner.prepare(ctx)
+            return runner.run(ctx)
+        except Exception as exc:  # a bug or an OS error must not lose the run
+            atomic_write(ctx.step_dir / "error.txt", traceback.format_exc())
+            return StepOutcome("failed", error=f"{type(exc).__name__}: {exc} (see error.txt)")
 
     def _finish(self) -> None:
         for result in self.results.steps:
@@ -187,10 +232,10 @@ class Executor:
                        fuse_log: Path) -> None:
         """Keep the Ceph session's setup/teardown commands (pool, image, mount) and any
         problem removing what the run created; saved after the steps' results."""
+        session_dir = self.run_dir.step_dir(SESSION_DIR)
         for i, result in enumerate(commands, start=1):
-            label = f"{i:02d}-{result.argv[0]}"
-            out, err = self.run_dir.save_command(SESSION_DIR, label, result)
-            self.results.run.commands.append(command_record(result, out, err))
+            out, err = self.run_dir.save_command(session_dir, f"{i:02d}-{result.argv[0]}", result)
+            self.results.run.commands.append(command_record(result, out.name, err.name))
         if fuse_log.is_file():
             shutil.copyfile(fuse_log, self.run_dir.step_dir(SESSION_DIR) / fuse_log.name)
         self.results.run.warnings.extend(f"cleanup: {p}" for p in problems)
@@ -213,6 +258,7 @@ def _pending(step: PlannedStep) -> StepResult:
         layer=step.layer,
         params=step.params,
         swept=step.swept,
+        sweep=step.sweep,
         headline=step.headline,
         estimate_s=round(step.estimate_s, 1),
     )

@@ -20,23 +20,30 @@ from stackprobe.runners.base import (
     remove_work_dir,
 )
 from stackprobe.runners.fio_job import build_job
+from stackprobe.runners.steady import SteadyMonitor
+from stackprobe.units import parse_duration_s
 
 JOB_FILE = "job.fio"
 # Files fio writes itself (per-IO and histogram logs) that belong beside its output.
 OWN_OUTPUT_GLOBS = ("*.log", "*.log.gz")
 
 
-def run_fio_job(ctx: StepContext, job: Path, env: dict[str, str] | None = None) -> StepOutcome:
+def run_fio_job(ctx: StepContext, job: Path, env: dict[str, str] | None = None,
+                steady: SteadyMonitor | None = None, interval_s: int = 1) -> StepOutcome:
     """Run fio on a job file in the step's work directory and read its json+ output.
 
     The step failed when fio exited non-zero, printed no result, or reported a job error;
     its message is fio's own line. Records measured before a stop or failure are kept.
     """
+    argv = ["fio", "--output-format=json+", str(job)]
+    if steady is not None:
+        argv.insert(2, f"--status-interval={interval_s}")
     result = ctx.execute(
         "fio",
-        ["fio", "--output-format=json+", str(job)],
+        argv,
         cwd=ctx.work_dir,
         env={"STACKPROBE_DIR": str(ctx.work_dir), **(env or {})},
+        on_stdout=steady,
     )
     try:
         records: list[IoRecord] = parse_fio_json(result.stdout)
@@ -44,12 +51,16 @@ def run_fio_job(ctx: StepContext, job: Path, env: dict[str, str] | None = None) 
         records = []
     for rec in records:
         rec.host = rec.host or ctx.transport.host
+        if steady is not None:
+            rec.series = steady.series()
     if result.interrupted:
         return StepOutcome("interrupted", list(records), "stopped by the user")
     failed = [r for r in records if r.error]
-    if result.ok and records and not failed:
+    # fio exits non-zero after the SIGINT of a steady-state stop, and still reports
+    finished = result.ok or (result.stopped_early and not result.timed_out)
+    if finished and records and not failed:
         return StepOutcome("ok", list(records))
-    if not result.ok:
+    if not finished:
         message = failure_message(result, "fio")
     elif failed:
         message = f"fio: job {failed[0].job} failed with err={failed[0].error}"
@@ -58,6 +69,20 @@ def run_fio_job(ctx: StepContext, job: Path, env: dict[str, str] | None = None) 
     for rec in failed:
         rec.error_message = message
     return StepOutcome("failed", list(records), message)
+
+
+def steady_summary(monitor: SteadyMonitor, ctx: StepContext) -> dict:
+    """The verdict, and for a step ended early the time it saved against its plan."""
+    verdict = monitor.verdict()
+    p = ctx.step.params
+    out = {"steady": verdict.steady, "reason": verdict.reason,
+           "reached_at_s": verdict.reached_at_s, "stopped_early": monitor.stopped_at is not None,
+           "window": monitor.window, "intervals": len(monitor.series())}
+    if monitor.stopped_at is not None and "runtime" in p:
+        planned = parse_duration_s(p["runtime"]) + parse_duration_s(p.get("ramp_time", 0))
+        ran = ctx.commands[-1].duration_s if ctx.commands else planned
+        out.update(planned_s=planned, ran_s=round(ran, 1), saved_s=round(max(0.0, planned - ran), 1))
+    return out
 
 
 def _direct_ok(ctx: StepContext) -> bool:
@@ -92,7 +117,11 @@ class FioRunner:
         p = ctx.step.params
         job = Path(p["job_file"]) if "job_file" in p else ctx.step_dir / JOB_FILE
         env = ctx.ceph.env() if ctx.ceph is not None and p.get("target") == "rbd" else None
-        outcome = run_fio_job(ctx, job, env)
+        spec = p.get("steady_state")
+        monitor = SteadyMonitor(spec) if spec else None
+        outcome = run_fio_job(ctx, job, env, monitor, int(spec.get("interval", 1)) if spec else 1)
+        if monitor is not None:
+            outcome.steady = steady_summary(monitor, ctx)
         self._collect_own_outputs(ctx)
         if not _direct_ok(ctx) and "job_file" not in p and p.get("direct"):
             outcome.warnings.append("direct=1 requested but the target does not support "

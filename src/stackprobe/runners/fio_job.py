@@ -15,6 +15,11 @@ _ORDER = ("rw", "rwmixread", "bs", "iodepth", "numjobs", "size", "ioengine", "di
           "runtime", "ramp_time", "time_based")
 
 
+# step parameters that are stackprobe's, not fio's
+NOT_FIO_OPTIONS = ("options", "target", "steady_state", "percentile", "limit", "latency",
+                   "vary", "min", "max", "tolerance")
+
+
 def fio_value(value: Any) -> str:
     if isinstance(value, bool):
         return "1" if value else "0"
@@ -37,7 +42,7 @@ def build_job(
     `engine` overrides the I/O engine and adds its options (ioengine=rbd, pool, rbdname...).
     """
     options = dict(params.get("options", {}))
-    core = {k: v for k, v in params.items() if k not in ("options", "target")}
+    core = {k: v for k, v in params.items() if k not in NOT_FIO_OPTIONS}
     if engine:
         core.pop("direct", None)  # the rbd engine does its own I/O; O_DIRECT means nothing
         core.update(engine)

@@ -11,6 +11,7 @@ from stackprobe.runners.metadata import MetadataRunner
 from stackprobe.runners.osd_bench import OsdBenchRunner
 from stackprobe.runners.rados_bench import RadosBenchRunner
 from stackprobe.runners.rbd_bench import RbdBenchRunner
+from stackprobe.runners.slo import SloRunner
 
 RUNNERS: dict[str, Runner] = {
     "inventory": InventoryRunner(),
@@ -21,6 +22,7 @@ RUNNERS: dict[str, Runner] = {
     "osd_bench": OsdBenchRunner(),
     "rados_bench": RadosBenchRunner(),
     "rbd_bench": RbdBenchRunner(),
+    "slo": SloRunner(),
 }
 
 

@@ -45,6 +45,7 @@ BY_NAME = {t.name: t for t in TOOLS}
 # What each step kind needs; memory needs any one of its tools.
 NEEDED_BY_KIND: dict[str, tuple[str, ...]] = {
     "fio": ("fio",),
+    "slo": ("fio",),
     "metadata": ("fio",),
     "inventory": ("lscpu", "lsblk"),
     "memory": (),

@@ -59,6 +59,19 @@ class IoGroupSummary(_Model):
     trim: DirectionSummary | None = None
 
 
+class RepeatStats(_Model):
+    """The headline figure over a repeated step's runs."""
+
+    n: int
+    values: list[float]
+    mean: float
+    stddev: float | None = None
+    cov: float | None = None  # stddev / mean
+    ci95_low: float | None = None  # Student's t, n - 1 degrees of freedom
+    ci95_high: float | None = None
+    noisy: bool = False  # cov above the step's threshold
+
+
 class StepSummary(_Model):
     """The figures tables show for a step; derived from its records."""
 
@@ -67,8 +80,12 @@ class StepSummary(_Model):
     ops_lat_mean_ns: dict[str, float] = Field(default_factory=dict)
     membw: dict[str, float] = Field(default_factory=dict)  # memory: operation -> bytes/s
     tool: str | None = None  # which tool measured (memory: sysbench / mbw / stress-ng)
-    headline_value: float | None = None
+    headline_value: float | None = None  # for a repeated step: the mean of its runs
     headline_unit: str | None = None  # 'IOPS', 'B/s', 'ns', 'ops/s'
+    repeat: RepeatStats | None = None
+    # steady state (fio steps with steady_state): steady, reason, reached_at_s,
+    # stopped_early, and for a step ended early planned_s, ran_s, saved_s
+    steady: dict[str, Any] | None = None
 
 
 class StepResult(_Model):
@@ -80,6 +97,7 @@ class StepResult(_Model):
     layer: str
     params: dict[str, Any]
     swept: dict[str, Any] = Field(default_factory=dict)
+    sweep: str | None = None  # steps of one suite step's sweep share this
     headline: str | None = None
     status: StepStatus = "pending"
     started: str | None = None  # ISO 8601 UTC
@@ -91,7 +109,8 @@ class StepResult(_Model):
     records: list[Record] = Field(default_factory=list)
     summary: StepSummary | None = None
     error: str | None = None
-    warnings: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)  # problems and doubts
+    notes: list[str] = Field(default_factory=list)  # findings: an slo answer, advice
 
 
 class RunInfo(_Model):

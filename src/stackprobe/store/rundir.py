@@ -84,13 +84,14 @@ class RunDir:
     def save(self, results: RunResults) -> None:
         atomic_write(self.path / RESULTS_FILE, results.model_dump_json(indent=1) + "\n")
 
-    def save_command(self, step_id: str, label: str, result: CommandResult) -> tuple[str, str]:
-        """Keep a command's exact line, stdout and stderr; return the two output names."""
-        d = self.step_dir(step_id)
-        atomic_write(d / f"{label}.cmd", result.command_line() + "\n")
-        out, err = f"{label}.stdout", f"{label}.stderr"
-        atomic_write(d / out, result.stdout)
-        atomic_write(d / err, result.stderr)
+    def save_command(self, directory: Path, label: str, result: CommandResult) -> tuple[Path, Path]:
+        """Keep a command's exact line, stdout and stderr in `directory`; return the two
+        output files."""
+        directory.mkdir(parents=True, exist_ok=True)
+        atomic_write(directory / f"{label}.cmd", result.command_line() + "\n")
+        out, err = directory / f"{label}.stdout", directory / f"{label}.stderr"
+        atomic_write(out, result.stdout)
+        atomic_write(err, result.stderr)
         return out, err
 
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from stackprobe.suite.fields import (
     FIO_RW,  # noqa: F401 - re-exported for users of the models
     Counts,
+    Duration,
     Durations,
     Percent,
     Percents,
@@ -76,13 +77,34 @@ class _StepBase(_Strict):
     layer: Literal["hardware", "disk", "network", "daemon", "cluster", "client"] | None = None
 
 
+class Repeat(_Strict):
+    """Run a step several times: `repeat: 5`, or adaptively `repeat: {min: 3, max: 10,
+    cov: 0.05}` — repeat while the headline figure's coefficient of variation exceeds cov."""
+
+    min: int = Field(default=3, ge=1, le=100)
+    max: int = Field(default=10, ge=1, le=100)
+    cov: float = Field(default=0.05, gt=0, lt=1)
+
+    @model_validator(mode="after")
+    def _ordered(self):
+        if self.max < self.min:
+            raise ValueError(f"max ({self.max}) is below min ({self.min})")
+        return self
+
+
+class _Measured(_StepBase):
+    """A step that measures (not an inventory): it may repeat."""
+
+    repeat: Annotated[int, Field(ge=1, le=100)] | Repeat | None = None
+
+
 class InventoryStep(_StepBase):
     """What the machine is: CPU, memory, disks, NICs, kernel, risky settings."""
 
     kind: Literal["inventory"]
 
 
-class MemoryStep(_StepBase):
+class MemoryStep(_Measured):
     """Memory bandwidth with sysbench, mbw or stress-ng (the result names the tool)."""
 
     kind: Literal["memory"]
@@ -95,12 +117,26 @@ class MemoryStep(_StepBase):
     seconds: float = Field(default=5.0, gt=0)  # cap per operation (stress-ng needs >= 10)
 
 
-class FioStep(_StepBase, FioParams):
+class SteadySpec(_Strict):
+    """SNIA PTS steady state over fio's per-interval IOPS: in a window of `window` intervals,
+    max - min <= `range` of the window's mean and the least-squares trend's excursion <=
+    `slope` of it. stop: end the step once steady (the time saved is recorded);
+    otherwise the step is only marked steady / not steady."""
+
+    window: int = Field(default=5, ge=3, le=100)
+    range: float = Field(default=0.20, gt=0, lt=1)
+    slope: float = Field(default=0.10, gt=0, lt=1)
+    interval: int = Field(default=1, ge=1, le=60)  # seconds between fio status reports
+    stop: bool = False
+
+
+class FioStep(_Measured, FioParams):
     """One fio workload from parameters, or the user's own job file run unchanged."""
 
     kind: Literal["fio"]
     job_file: str | None = None
     headline: Literal["auto", "iops", "bw", "lat"] = "auto"
+    steady_state: SteadySpec | None = None
 
     @model_validator(mode="after")
     def _job_file_alone(self):
@@ -113,13 +149,37 @@ class FioStep(_StepBase, FioParams):
         return self
 
 
+class SloStep(_Measured, FioParams):
+    """The highest IOPS with a latency percentile within a limit (seed 000's search, done
+    adaptively). The fio parameters describe the workload; `vary` is what the search
+    raises: numjobs (iodepth fixed), iodepth (numjobs fixed) or rate_iops (the offered
+    load in IOPS, with the workload's numjobs and iodepth). `runtime` is per probe."""
+
+    kind: Literal["slo"]
+    percentile: float = Field(default=99.9, gt=0, lt=100)
+    limit: Duration
+    latency: Literal["total", "completion"] = "total"
+    vary: Literal["numjobs", "iodepth", "rate_iops"] = "numjobs"
+    min: int = Field(default=1, ge=1)
+    max: int = Field(default=64, ge=1)
+    tolerance: float = Field(default=0.05, gt=0, lt=1)
+
+    @model_validator(mode="after")
+    def _bounds(self):
+        if self.max < self.min:
+            raise ValueError(f"max ({self.max}) is below min ({self.min})")
+        if self.vary in ("numjobs", "iodepth") and getattr(self, self.vary) is not None:
+            raise ValueError(f"{self.vary} is what the search varies: set min and max instead")
+        return self
+
+
 class CephInventoryStep(_StepBase):
     """The cluster as it is: ceph -s, osd tree, df, pool details, versions."""
 
     kind: Literal["ceph_inventory"]
 
 
-class OsdBenchStep(_StepBase):
+class OsdBenchStep(_Measured):
     """`ceph tell osd.N bench` on every OSD; flags OSDs slower than their class's median."""
 
     kind: Literal["osd_bench"]
@@ -128,7 +188,7 @@ class OsdBenchStep(_StepBase):
     threshold_pct: float = Field(default=20.0, gt=0, lt=100)
 
 
-class RadosBenchStep(_StepBase):
+class RadosBenchStep(_Measured):
     """`rados bench`: a write that leaves its objects, then seq and rand reads of them."""
 
     kind: Literal["rados_bench"]
@@ -140,7 +200,7 @@ class RadosBenchStep(_StepBase):
     )
 
 
-class RbdBenchStep(_StepBase):
+class RbdBenchStep(_Measured):
     """`rbd bench` on an image stackprobe creates (and fills) for the run."""
 
     kind: Literal["rbd_bench"]
@@ -152,7 +212,7 @@ class RbdBenchStep(_StepBase):
     rw_mix_read: Percent = 70
 
 
-class MetadataStep(_StepBase):
+class MetadataStep(_Measured):
     """File create/stat/delete rates with fio's filecreate/filestat/filedelete engines."""
 
     kind: Literal["metadata"]
@@ -167,7 +227,7 @@ class MetadataStep(_StepBase):
 
 Step = Annotated[
     Union[InventoryStep, MemoryStep, FioStep, MetadataStep, CephInventoryStep, OsdBenchStep,
-          RadosBenchStep, RbdBenchStep],
+          RadosBenchStep, RbdBenchStep, SloStep],
     Field(discriminator="kind"),
 ]
 

@@ -8,6 +8,7 @@ and SSH hosts later. Implementations must stop what they started by PID only.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -23,6 +24,7 @@ class CommandResult:
     host: str = "localhost"
     timed_out: bool = False
     interrupted: bool = False  # stopped because the user asked the run to stop
+    stopped_early: bool = False  # stopped because its output said it was done (steady state)
     pid: int | None = None
     cwd: str | None = None
     env: dict[str, str] = field(default_factory=dict)  # variables added for this command
@@ -64,8 +66,12 @@ class Transport(Protocol):
         cwd: str | None = None,
         env: dict[str, str] | None = None,
         timeout: float | None = None,
+        on_stdout: Callable[[str], bool] | None = None,
     ) -> CommandResult:
-        """Run argv to completion (or timeout/interrupt) and return what happened."""
+        """Run argv to completion (or timeout/interrupt) and return what happened.
+
+        on_stdout, when given, sees stdout as it arrives; returning True asks the command
+        to finish now (SIGINT: fio ends its jobs and still reports)."""
         ...
 
     def start(self, argv: list[str], *, log: str, cwd: str | None = None,

@@ -8,12 +8,15 @@ SIGKILL after a grace period.
 
 from __future__ import annotations
 
+import codecs
 import os
+import selectors
 import signal
 import socket
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 
 from stackprobe.transport.base import CommandResult
 
@@ -34,6 +37,7 @@ class LocalTransport:
         cwd: str | None = None,
         env: dict[str, str] | None = None,
         timeout: float | None = None,
+        on_stdout: Callable[[str], bool] | None = None,
     ) -> CommandResult:
         started = time.time()
         full_env = {**os.environ, **(env or {})}
@@ -46,8 +50,6 @@ class LocalTransport:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
-                text=True,
-                errors="replace",
             )
         except OSError as exc:
             return CommandResult(
@@ -59,30 +61,70 @@ class LocalTransport:
             interrupted_before = self._interrupted
         if interrupted_before:
             self._signal(proc, signal.SIGINT)
-        timed_out = False
         try:
-            try:
-                out, err = proc.communicate(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-                out, err = self._stop(proc)
+            if on_stdout is None:
+                out, err, timed_out, stopped = self._wait(proc, timeout)
+            else:
+                out, err, timed_out, stopped = self._stream(proc, timeout, on_stdout)
         finally:
             with self._lock:
                 self._running.pop(proc.pid, None)
         return CommandResult(
             argv,
             proc.returncode,
-            out or "",
-            err or "",
+            out,
+            err,
             started,
             time.time(),
             host=self.host,
             timed_out=timed_out,
             interrupted=self._interrupted,
+            stopped_early=stopped,
             pid=proc.pid,
             cwd=cwd,
             env=dict(env or {}),
         )
+
+    def _wait(self, proc: subprocess.Popen, timeout: float | None):
+        try:
+            out, err = proc.communicate(timeout=timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            out, err = self._stop(proc)
+            timed_out = True
+        return _text(out), _text(err), timed_out, False
+
+    def _stream(self, proc: subprocess.Popen, timeout: float | None,
+                on_stdout: Callable[[str], bool]):
+        """Read both pipes as output arrives; when on_stdout returns True, SIGINT the
+        command once (fio then ends its job and reports, as on Ctrl-C)."""
+        decoders = {"out": codecs.getincrementaldecoder("utf-8")(errors="replace"),
+                    "err": codecs.getincrementaldecoder("utf-8")(errors="replace")}
+        chunks: dict[str, list[str]] = {"out": [], "err": []}
+        deadline = None if timeout is None else time.monotonic() + timeout
+        stopped = timed_out = False
+        with selectors.DefaultSelector() as sel:
+            sel.register(proc.stdout, selectors.EVENT_READ, "out")
+            sel.register(proc.stderr, selectors.EVENT_READ, "err")
+            while sel.get_map():
+                wait = 1.0 if deadline is None else min(1.0, deadline - time.monotonic())
+                if wait <= 0:
+                    timed_out = True
+                    self._signal(proc, signal.SIGTERM)
+                    deadline = None  # SIGTERM sent; the pipes close when it ends
+                    continue
+                for key, _ in sel.select(timeout=wait):
+                    data = os.read(key.fileobj.fileno(), 65536)
+                    if not data:
+                        sel.unregister(key.fileobj)
+                        continue
+                    text = decoders[key.data].decode(data)
+                    chunks[key.data].append(text)
+                    if key.data == "out" and not stopped and on_stdout(text):
+                        stopped = True
+                        self._signal(proc, signal.SIGINT)
+        proc.wait()
+        return "".join(chunks["out"]), "".join(chunks["err"]), timed_out, stopped
 
     def start(self, argv: list[str], *, log: str, cwd: str | None = None,
               env: dict[str, str] | None = None) -> LocalBackground:
@@ -120,7 +162,7 @@ class LocalTransport:
         with self._lock:
             return list(self._running)
 
-    def _stop(self, proc: subprocess.Popen) -> tuple[str, str]:
+    def _stop(self, proc: subprocess.Popen) -> tuple[bytes, bytes]:
         self._signal(proc, signal.SIGTERM)
         try:
             return proc.communicate(timeout=KILL_GRACE_S)
@@ -162,3 +204,7 @@ class LocalBackground:
             if self.wait(grace_s) is None:
                 LocalTransport._signal(self._proc, signal.SIGKILL)
         return self._proc.wait()
+
+
+def _text(data: bytes | None) -> str:
+    return (data or b"").decode("utf-8", errors="replace")

@@ -1,0 +1,124 @@
+"""The highest IOPS whose latency percentile stays within a limit (seed 000's "max 4k
+randread IOPS with 99.9% of requests under 5 ms"), found in few probes.
+
+Seed 000 raises numjobs one at a time, one long run each, until the limit is passed. Here a
+setting (numjobs, iodepth or an offered rate) is probed geometrically until a probe fails
+the limit, which brackets the answer; then the bracket is narrowed by interpolating the
+measured percentile (beyond a device's knee, latency grows about linearly with outstanding
+I/O — Little's law), falling back to bisection when interpolation stalls. It stops when
+the bracket is one step wide, or when the failing probe's IOPS is within `tolerance` of
+the best passing one's (no setting in between can be worth more than that).
+
+`measure(setting)` runs one probe; everything else here is arithmetic, so the search is
+tested against synthetic devices as well as run against real ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Probe:
+    setting: int
+    iops: float
+    latency_ns: float  # the percentile the limit is about
+    seconds: float = 0.0  # how long the device was loaded
+
+
+@dataclass
+class SloResult:
+    limit_ns: float
+    probes: list[Probe] = field(default_factory=list)  # in the order they ran
+    answer: Probe | None = None  # best passing probe
+    reason: str = ""
+
+    def passes(self, p: Probe) -> bool:
+        return p.latency_ns <= self.limit_ns
+
+    @property
+    def device_seconds(self) -> float:
+        return sum(p.seconds for p in self.probes)
+
+    def knee(self) -> list[Probe]:
+        """Every probe, by setting: the IOPS-vs-latency curve."""
+        return sorted(self.probes, key=lambda p: p.setting)
+
+
+def search(measure: Callable[[int], Probe], lo: int, hi: int, limit_ns: float, *,
+           growth: int = 4, tolerance: float = 0.05) -> SloResult:
+    """Adaptive search over integer settings lo..hi (see module docstring)."""
+    if not 1 <= lo <= hi:
+        raise ValueError(f"bounds must satisfy 1 <= lo <= hi, not {lo}..{hi}")
+    res = SloResult(limit_ns)
+    tried: dict[int, Probe] = {}
+
+    def probe(x: int) -> Probe:
+        if x not in tried:
+            tried[x] = measure(x)
+            res.probes.append(tried[x])
+        return tried[x]
+
+    first = probe(lo)
+    if not res.passes(first):
+        res.reason = f"even the lowest setting ({lo}) exceeds the limit"
+        return res
+    good, bad = first, None
+    while bad is None and good.setting < hi:  # 1. bracket, geometrically
+        p = probe(min(hi, good.setting * growth))
+        if res.passes(p):
+            good = p
+        else:
+            bad = p
+    if bad is None:
+        res.answer = _best(res)
+        res.reason = f"the limit was not reached up to the highest setting ({hi})"
+        return res
+    last_side = None
+    while bad.setting - good.setting > 1:  # 2. narrow the bracket
+        if bad.iops <= _best(res).iops * (1 + tolerance):
+            res.reason = (f"settings between {good.setting} and {bad.setting} can gain at "
+                          f"most {tolerance:.0%} IOPS")
+            break
+        x = _interpolate(good, bad, limit_ns)
+        if x is None or last_side is not None and last_side[1] >= 2:
+            x = (good.setting + bad.setting) // 2  # interpolation stalls: bisect
+        p = probe(x)
+        side = "good" if res.passes(p) else "bad"
+        last_side = (side, last_side[1] + 1 if last_side and last_side[0] == side else 1)
+        if side == "good":
+            good = p
+        else:
+            bad = p
+    else:
+        res.reason = f"the limit lies between settings {good.setting} and {bad.setting}"
+    res.answer = _best(res)
+    return res
+
+
+def ramp(measure: Callable[[int], Probe], lo: int, hi: int, limit_ns: float) -> SloResult:
+    """Seed 000's method: lo, lo+1, lo+2, ... until a probe fails; the baseline."""
+    res = SloResult(limit_ns)
+    for x in range(lo, hi + 1):
+        p = measure(x)
+        res.probes.append(p)
+        if not res.passes(p):
+            break
+    res.answer = _best(res) if any(res.passes(p) for p in res.probes) else None
+    res.reason = "linear ramp"
+    return res
+
+
+def _best(res: SloResult) -> Probe:
+    return max((p for p in res.probes if res.passes(p)), key=lambda p: p.iops)
+
+
+def _interpolate(good: Probe, bad: Probe, limit_ns: float) -> int | None:
+    """The setting where the percentile reaches the limit on the line through two probes,
+    kept strictly inside the bracket; None when the two latencies do not rise."""
+    rise = bad.latency_ns - good.latency_ns
+    if rise <= 0:
+        return None
+    x = good.setting + (limit_ns - good.latency_ns) * (bad.setting - good.setting) / rise
+    return min(bad.setting - 1, max(good.setting + 1, round(x)))

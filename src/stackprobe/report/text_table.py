@@ -1,0 +1,14 @@
+"""A titled table of formatted cells: what the extra tables (Ceph, SLO, recommendations)
+hand to every renderer (terminal, Markdown)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class TextTable:
+    title: str
+    headers: list[str]
+    rows: list[list[str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # sentences printed under the table
