@@ -8,8 +8,8 @@ from stackprobe.suite.loader import builtin_names, load_suite, parse_suite
 
 
 def test_builtin_suites_load_and_expand():
-    assert {"quick", "standard"} <= set(builtin_names())
-    for name in ("quick", "standard"):
+    assert {"quick", "standard", "sweep", "ceph-quick", "ceph-standard"} <= set(builtin_names())
+    for name in builtin_names():
         steps = expand(load_suite(name).suite)
         assert len({s.name for s in steps}) == len(steps), "step names must be unique"
         assert [s.index for s in steps] == list(range(1, len(steps) + 1))
@@ -141,3 +141,17 @@ def test_missing_suite_file():
         load_suite("/nonexistent/suite.yaml")
     with pytest.raises(UserError, match="not a suite file and not a built-in suite"):
         load_suite("nosuchsuite")
+
+
+def test_repeat_and_slo_and_steady_validation():
+    ok = parse_suite("name: s\nsteps:\n  - kind: fio\n    rw: read\n    repeat: {min: 2, max: 5}\n"
+                     "    steady_state: {stop: true}\n  - kind: slo\n    rw: randread\n"
+                     "    limit: 5ms\n", "s.yaml")
+    steps = expand(ok)
+    assert steps[0].repeat.min == 2 and steps[0].repeat.max == 5
+    assert steps[0].params["steady_state"]["stop"] is True
+    assert steps[1].params["vary"] == "numjobs" and steps[1].headline == "iops"
+    assert "max" in _error("name: s\nsteps:\n  - kind: fio\n    repeat: {min: 5, max: 2}\n")
+    msg = _error("name: s\nsteps:\n  - kind: slo\n    limit: 5ms\n    numjobs: 4\n")
+    assert "set min and max instead" in msg
+    assert "repeat" in _error("name: s\nsteps:\n  - kind: inventory\n    repeat: 3\n")

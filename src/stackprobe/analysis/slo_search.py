@@ -3,9 +3,10 @@ randread IOPS with 99.9% of requests under 5 ms"), found in few probes.
 
 Seed 000 raises numjobs one at a time, one long run each, until the limit is passed. Here a
 setting (numjobs, iodepth or an offered rate) is probed geometrically until a probe fails
-the limit, which brackets the answer; then the bracket is narrowed by interpolating the
-measured percentile (beyond a device's knee, latency grows about linearly with outstanding
-I/O — Little's law), falling back to bisection when interpolation stalls. It stops when
+the limit — or, once two passing probes show latency rising, just past the setting where
+their line reaches the limit — which brackets the answer; then the bracket is narrowed by
+interpolating the measured percentile (beyond a device's knee, latency grows about linearly
+with outstanding I/O — Little's law), falling back to bisection when interpolation stalls. It stops when
 the bracket is one step wide, or when the failing probe's IOPS is within `tolerance` of
 the best passing one's (no setting in between can be worth more than that).
 
@@ -15,8 +16,12 @@ tested against synthetic devices as well as run against real ones.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+OVERSHOOT = 0.05  # probe this far past a predicted crossing, so it is likely to fail
+FLAT = 0.10  # latency rising less than this between two probes is the flat part
 
 
 @dataclass(frozen=True)
@@ -65,10 +70,15 @@ def search(measure: Callable[[int], Probe], lo: int, hi: int, limit_ns: float, *
         res.reason = f"even the lowest setting ({lo}) exceeds the limit"
         return res
     good, bad = first, None
-    while bad is None and good.setting < hi:  # 1. bracket, geometrically
-        p = probe(min(hi, good.setting * growth))
+    previous: Probe | None = None
+    while bad is None and good.setting < hi:  # 1. bracket: geometric, or just past the
+        nxt = min(hi, good.setting * growth)  # crossing the rising latency points to
+        crossing = _extrapolate(previous, good, limit_ns)
+        if crossing is not None:
+            nxt = min(nxt, max(good.setting + 1, math.ceil(crossing * (1 + OVERSHOOT))))
+        p = probe(nxt)
         if res.passes(p):
-            good = p
+            previous, good = good, p
         else:
             bad = p
     if bad is None:
@@ -112,6 +122,15 @@ def ramp(measure: Callable[[int], Probe], lo: int, hi: int, limit_ns: float) -> 
 
 def _best(res: SloResult) -> Probe:
     return max((p for p in res.probes if res.passes(p)), key=lambda p: p.iops)
+
+
+def _extrapolate(a: Probe | None, b: Probe, limit_ns: float) -> float | None:
+    """Where the line through two passing probes reaches the limit; None unless latency
+    rises between them (below the knee it is flat and says nothing)."""
+    if a is None or b.latency_ns <= a.latency_ns * (1 + FLAT):
+        return None
+    slope = (b.latency_ns - a.latency_ns) / (b.setting - a.setting)
+    return b.setting + (limit_ns - b.latency_ns) / slope
 
 
 def _interpolate(good: Probe, bad: Probe, limit_ns: float) -> int | None:
