@@ -66,6 +66,20 @@ steps:
     direct: 1
     runtime: 1
     iodepth: [1, 8, 32]
+    advice: {limit: 100ms, percentile: 99}
+  - kind: slo
+    name: rate
+    rw: randread
+    bs: 4k
+    ioengine: libaio
+    direct: 1
+    iodepth: 8
+    runtime: 1
+    percentile: 99
+    limit: 20ms
+    vary: rate_iops
+    min: 2000
+    max: 64000
 """
 
 
@@ -134,12 +148,26 @@ def test_slo_search(trust_run):
     assert settings[0] == 1 and len(set(settings)) == len(settings)
 
 
+def test_slo_over_offered_load(trust_run):
+    """rate_iops: fio offers a fixed rate; below capacity it is met, latency stays low."""
+    _, _, steps = trust_run
+    step = steps["rate"]
+    (slo,) = [r for r in step.records if r.type == "slo"]
+    first = slo.probes[0]
+    assert first["setting"] == 2000 and first["passed"]
+    assert first["iops"] == pytest.approx(2000, rel=0.1), "the offered rate is what fio did"
+    assert slo.answer["iops"] >= first["iops"]
+    probes = [r for r in step.records if r.type == "io"]
+    assert all("rate_iops" not in r.workload for r in probes)  # an option, not a workload key
+
+
 def test_show_has_repetitions_slo_and_sweep_advice(trust_run):
     _, run_dir, _ = trust_run
     out = run_cli(["show", run_dir], check=0).stdout
     assert "3 runs" in out and "NOISY" in out
     assert "steady at" in out and "saved" in out
     assert "Latency-bounded IOPS" in out
-    assert "Sweep: 4k randread" in out and "Best:" in out
+    assert "Sweep: 4k randread" in out and "p99 latency" in out
+    assert "Within p99 ≤ 100 ms the best is 4k randread at iodepth=" in out
     md = run_cli(["report", run_dir, "--format", "md"], check=0)
-    assert md.returncode == 0 and "Best:" in (run_dir / "report.md").read_text()
+    assert md.returncode == 0 and "the best is" in (run_dir / "report.md").read_text()

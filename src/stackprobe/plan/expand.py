@@ -27,7 +27,7 @@ _SWEEPABLE = {
 }
 _TARGET_TEXT = {"rbd": "RBD", "cephfs": "CephFS"}
 # fio-like steps' own fields, beside the workload parameters (never sweeps)
-_STEP_ONLY = ("steady_state", "percentile", "limit", "latency", "vary", "min", "max",
+_STEP_ONLY = ("steady_state", "advice", "percentile", "limit", "latency", "vary", "min", "max",
               "tolerance")
 
 

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from stackprobe.analysis.recommend import SweepPoint, advise
 from stackprobe.report.text_table import TextTable
 from stackprobe.store.results import DirectionSummary, RunResults, StepResult
-from stackprobe.units import fmt_bw, fmt_iops, fmt_ns
+from stackprobe.parsers.records import percentile_key
+from stackprobe.units import fmt_bw, fmt_iops, fmt_ns, parse_duration_s
 
 # the parameters that set how many I/Os are outstanding, per step kind
 CONCURRENCY = {"fio": ("iodepth", "numjobs"), "rados_bench": ("threads",),
@@ -19,13 +20,17 @@ CONCURRENCY = {"fio": ("iodepth", "numjobs"), "rados_bench": ("threads",),
 
 def sweep_tables(results: RunResults) -> list[TextTable]:
     tables = []
-    for title, unit, points in _workloads(results):
+    for title, unit, points, limit in _workloads(results):
         if len({p.concurrency for p in points}) < 2:
             continue
-        advice = advise(points, unit=unit, workload=title)
+        pct = f"p{float(limit['percentile']):g}" if limit else None
+        advice = advise(points, unit=unit, workload=title,
+                        latency_limit_ns=parse_duration_s(limit["limit"]) * 1e9 if limit else None,
+                        latency_name=pct or "mean latency")
         fmt = fmt_iops if unit == "IOPS" else fmt_bw
         table = TextTable(f"Sweep: {title}", ["Setting", "IOPS" if unit == "IOPS" else
-                                              "Bandwidth", "Mean latency"])
+                                              "Bandwidth", f"{pct} latency" if pct else
+                                              "Mean latency"])
         for p in sorted(points, key=lambda q: q.concurrency):
             table.rows.append([p.label, fmt(p.throughput),
                                fmt_ns(p.latency_ns) if p.latency_ns is not None else "-"])
@@ -34,9 +39,11 @@ def sweep_tables(results: RunResults) -> list[TextTable]:
     return tables
 
 
-def _workloads(results: RunResults) -> Iterator[tuple[str, str, list[SweepPoint]]]:
-    """(title, unit, points) for every workload of every sweep: the sweep's steps grouped by
-    their swept values other than concurrency (rw, bs, target ...), rados bench by mode."""
+def _workloads(results: RunResults) -> Iterator[tuple[str, str, list[SweepPoint], dict | None]]:
+    """(title, unit, points, advice limit) for every workload of every sweep: the sweep's
+    steps grouped by their swept values other than concurrency (rw, bs, target ...), rados
+    bench by mode. With an advice limit, a point's latency is that percentile (the worse
+    direction's); otherwise the I/O-weighted mean."""
     groups: dict[tuple, list[StepResult]] = {}
     for step in results.steps:
         if step.sweep and step.kind in CONCURRENCY and step.status == "ok" and step.summary:
@@ -49,10 +56,12 @@ def _workloads(results: RunResults) -> Iterator[tuple[str, str, list[SweepPoint]
         if first.kind == "rados_bench":
             for mode in ("write", "seq", "rand"):
                 points = [pt for s in steps if (pt := _rados_point(s, mode))]
-                yield f"rados bench {mode}" + (f" ({label})" if label else ""), "B/s", points
+                yield f"rados bench {mode}" + (f" ({label})" if label else ""), "B/s", points, None
             continue
         unit = "B/s" if first.headline == "bw" else "IOPS"
-        yield _fio_name(first, others), unit, [pt for s in steps if (pt := _io_point(s, unit))]
+        limit = first.params.get("advice")
+        points = [pt for s in steps if (pt := _io_point(s, unit, limit))]
+        yield _fio_name(first, others), unit, points, limit
 
 
 def _fio_name(step: StepResult, others: tuple) -> str:
@@ -74,7 +83,7 @@ def _concurrency(step: StepResult) -> tuple[float, str]:
     return float(total), ", ".join(f"{k}={v}" for k, v in zip(keys, values))
 
 
-def _io_point(step: StepResult, unit: str) -> SweepPoint | None:
+def _io_point(step: StepResult, unit: str, limit: dict | None) -> SweepPoint | None:
     if not step.summary.io:
         return None
     dirs = [d for d in (step.summary.io[0].read, step.summary.io[0].write) if d is not None]
@@ -82,7 +91,16 @@ def _io_point(step: StepResult, unit: str) -> SweepPoint | None:
         return None
     concurrency, label = _concurrency(step)
     throughput = sum(d.iops if unit == "IOPS" else d.bw_bytes for d in dirs)
-    return SweepPoint(label, concurrency, throughput, _mean_latency(dirs), dict(step.params))
+    latency = _percentile(dirs, limit["percentile"]) if limit else _mean_latency(dirs)
+    return SweepPoint(label, concurrency, throughput, latency, dict(step.params))
+
+
+def _percentile(dirs: list[DirectionSummary], pct: float) -> float | None:
+    """The worse direction's total-latency percentile (completion latency's if fio had
+    no total-latency percentiles)."""
+    key = percentile_key(pct)
+    values = [(d.lat_ns or d.clat_ns).get(key) for d in dirs]
+    return None if any(v is None for v in values) else max(values)
 
 
 def _rados_point(step: StepResult, mode: str) -> SweepPoint | None:

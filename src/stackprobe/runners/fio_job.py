@@ -16,8 +16,8 @@ _ORDER = ("rw", "rwmixread", "bs", "iodepth", "numjobs", "size", "ioengine", "di
 
 
 # step parameters that are stackprobe's, not fio's
-NOT_FIO_OPTIONS = ("options", "target", "steady_state", "percentile", "limit", "latency",
-                   "vary", "min", "max", "tolerance")
+NOT_FIO_OPTIONS = ("options", "target", "steady_state", "advice", "percentile", "limit",
+                   "latency", "vary", "min", "max", "tolerance")
 
 
 def fio_value(value: Any) -> str:

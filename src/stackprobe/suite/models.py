@@ -130,6 +130,13 @@ class SteadySpec(_Strict):
     stop: bool = False
 
 
+class AdviceSpec(_Strict):
+    """For a sweep: advise the best setting whose latency percentile meets a limit."""
+
+    limit: Duration
+    percentile: float = Field(default=99.0, gt=0, lt=100)
+
+
 class FioStep(_Measured, FioParams):
     """One fio workload from parameters, or the user's own job file run unchanged."""
 
@@ -137,6 +144,7 @@ class FioStep(_Measured, FioParams):
     job_file: str | None = None
     headline: Literal["auto", "iops", "bw", "lat"] = "auto"
     steady_state: SteadySpec | None = None
+    advice: AdviceSpec | None = None
 
     @model_validator(mode="after")
     def _job_file_alone(self):
