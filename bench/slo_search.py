@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -90,7 +91,15 @@ def summary(name: str, res: SloResult) -> str:
             f"time ({res.reason})")
 
 
+def _exit_on(signum, frame):  # noqa: ARG001 - signal handler signature
+    raise SystemExit(128 + signum)
+
+
 def main() -> None:
+    # the finally below removes the pool and the lab: let SIGTERM reach it, and SIGINT
+    # too when a non-interactive shell started us with SIGINT ignored
+    signal.signal(signal.SIGTERM, _exit_on)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--conf", type=Path, help="a running cluster's ceph.conf (default: a lab)")
     ap.add_argument("--limit", default="10ms")
