@@ -8,7 +8,7 @@ STACKPROBE  := $(VENV)/bin/stackprobe
 
 # Tools stackprobe drives. Keep in sync with stackprobe/runners/tools.py (doctor).
 APT_PACKAGES := fio sysstat stress-ng sysbench mbw ethtool iperf3 util-linux dmidecode \
-                iproute2 pciutils numactl procps \
+                iproute2 pciutils numactl procps iputils-ping openssh-server openssh-client \
                 ceph-mon ceph-mgr ceph-osd ceph-mds ceph-common ceph-fuse
 
 .PHONY: run test deps system-deps venv clean
@@ -22,7 +22,9 @@ test: deps
 
 deps: system-deps venv
 
-# Installs only what dpkg says is missing, so a second `make` costs a second.
+# Installs only what dpkg says is missing, so a second `make` costs a second. A temporary
+# policy-rc.d keeps the packages' services (sshd, Ceph daemons) from being started: stackprobe
+# starts its own, by PID.
 system-deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
@@ -30,7 +32,10 @@ system-deps:
 	if ! $(PYTHON) -c 'import venv, ensurepip' 2>/dev/null; then missing="$$missing python3-venv"; fi; \
 	if [ -n "$$missing" ]; then \
 	  echo "apt-get install -y$$missing"; \
-	  apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; \
+	  policy=""; if [ ! -e /usr/sbin/policy-rc.d ]; then \
+	    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && policy=1; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	  rc=$$?; [ -z "$$policy" ] || rm -f /usr/sbin/policy-rc.d; exit $$rc; \
 	fi
 
 venv: $(VENV)/.installed

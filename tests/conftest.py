@@ -62,3 +62,46 @@ def ceph_lab(tmp_path_factory):
         assert not lab_dir.exists()
         assert not [p for p in pids if pid_alive(p)], "every lab daemon stopped"
         assert not [m for m in ceph_mounts() if str(lab_dir) in m]
+
+
+@pytest.fixture(scope="session")
+def local_sshd(tmp_path_factory):
+    """A real sshd on 127.0.0.1 (a free port) with its own keys; yields the SshSettings and
+    port to reach it as root. Stopped by its PID afterwards."""
+    import signal
+    import socket
+    import subprocess
+    import time
+
+    from stackprobe.suite.hosts import SshSettings
+
+    d = tmp_path_factory.mktemp("sshd")
+    for name in ("host_key", "client_key"):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(d / name)], check=True)
+    (d / "authorized_keys").write_text((d / "client_key.pub").read_text())
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    (d / "sshd_config").write_text(
+        f"ListenAddress 127.0.0.1\nPort {port}\nHostKey {d / 'host_key'}\n"
+        f"AuthorizedKeysFile {d / 'authorized_keys'}\nPidFile {d / 'sshd.pid'}\n"
+        "PermitRootLogin prohibit-password\nPasswordAuthentication no\nUsePAM no\n"
+        "StrictModes no\nMaxSessions 20\n")
+    Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege-separation dir; left in place
+    proc = subprocess.Popen(["/usr/sbin/sshd", "-D", "-e", "-f", str(d / "sshd_config")],
+                            stdout=subprocess.DEVNULL, stderr=open(d / "sshd.log", "wb"))
+    host_pub = (d / "host_key.pub").read_text().split()
+    (d / "known_hosts").write_text(f"[127.0.0.1]:{port} {host_pub[0]} {host_pub[1]}\n")
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    try:
+        yield SshSettings(user="root", port=port, identity=str(d / "client_key"),
+                          known_hosts=str(d / "known_hosts"), connect_timeout=10)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=10)

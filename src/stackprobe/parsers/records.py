@@ -9,7 +9,9 @@ One record type per kind of figure, told apart by `type`:
 - `inventory`: what a host is made of (see parsers/inventory.py for its body);
 - `osd_bench`: one Ceph OSD's `ceph tell osd.N bench`;
 - `ceph_inventory`: a Ceph cluster's health, OSDs, pools and versions;
-- `slo`: a latency-bounded maximum IOPS search and its probes.
+- `slo`: a latency-bounded maximum IOPS search and its probes;
+- `cpu`: a CPU throughput figure (stress-ng bogo ops/s of one stressor);
+- `ping`: round-trip latency and loss between two hosts.
 
 Latency dicts (`clat_ns`, `lat_ns`, `slat_ns`) are flat: mean/min/max/stddev plus the
 percentiles the tool reported, keyed by `percentile_key` ("p50", "p99.9", ...).
@@ -172,6 +174,40 @@ class NetRecord(_Record):
     error: str | None = None
 
 
+class PingRecord(_Record):
+    """`ping` from one host to another: loss and round-trip times (nanoseconds)."""
+
+    type: Literal["ping"] = "ping"
+    tool: str = "ping"
+    tool_version: str | None = None
+    client: str | None = None  # the host that pinged
+    server: str | None = None  # the address (or host) it pinged
+    transmitted: int = 0
+    received: int = 0
+    errors: int = 0  # ICMP errors that came back instead of replies
+    loss_pct: float = 0.0
+    rtt_ns: dict[str, float] = Field(default_factory=dict)  # min/avg/max/mdev; empty: no reply
+    error: str | None = None
+
+
+class CpuRecord(_Record):
+    """CPU throughput of one stress-ng stressor: bogo operations per second.
+
+    Bogo ops are only comparable between runs of the same stressor, stress-ng version and
+    worker count — which is what node-to-node consistency needs."""
+
+    type: Literal["cpu"] = "cpu"
+    tool: str = "stress-ng"
+    tool_version: str | None = None
+    stressor: str  # matrix, cpu, fft, ...
+    workers: int | None = None
+    bogo_ops: int
+    seconds: float  # real time of the run
+    bogo_ops_per_s: float  # per real second, all workers together
+    bogo_ops_per_cpu_s: float | None = None  # per second of usr+sys CPU time
+    host: str | None = None
+
+
 class OsdBenchRecord(_Record):
     """`ceph tell osd.N bench`: one OSD writing through its own object store."""
 
@@ -236,6 +272,6 @@ class InventoryRecord(_Record):
 
 Record = Annotated[
     Union[IoRecord, OpsRecord, MemBwRecord, NetRecord, InventoryRecord, OsdBenchRecord,
-          CephInventoryRecord, SloRecord],
+          CephInventoryRecord, SloRecord, CpuRecord, PingRecord],
     Field(discriminator="type"),
 ]

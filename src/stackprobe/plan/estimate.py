@@ -32,6 +32,14 @@ def estimate_seconds(step: PlannedStep) -> float:
         return 2.0
     if step.kind == "ceph_inventory":
         return 6 * CEPH_CLI_S
+    if step.kind == "cpu":
+        return float(p["seconds"]) + 1.0
+    if step.kind == "disk_baseline":  # two targets assumed: each alone, then together
+        return 3 * (parse_duration_s(p["runtime"]) + 2.0)
+    if step.kind == "network":
+        n = max(2, len(step.hosts))
+        pairs = n * (n - 1) if p["pairs"] == "all" else int(p["pairs"])
+        return pairs * (float(p["seconds"]) + 2.0) + 2.0
     if step.kind == "osd_bench":
         per_osd = parse_size(p["bytes"]) / CLUSTER_BYTES_PER_S + CEPH_CLI_S
         return CEPH_CLI_S + ASSUMED_OSDS * per_osd

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from stackprobe.plan.estimate import estimate_seconds, estimate_space
-from stackprobe.plan.steps import DEFAULT_LAYER, PlannedStep, RepeatPlan
+from stackprobe.errors import UserError
+from stackprobe.plan.steps import DEFAULT_LAYER, HOST_KINDS, PlannedStep, RepeatPlan
+from stackprobe.suite.hosts import HostsFile
 from stackprobe.suite.models import FioParams, FioStep, SloStep, Suite
 from stackprobe.units import parse_size
 
@@ -31,8 +33,10 @@ _STEP_ONLY = ("steady_state", "advice", "percentile", "limit", "latency", "vary"
               "tolerance")
 
 
-def expand(suite: Suite, base_dir: Path | None = None) -> list[PlannedStep]:
-    """Concrete steps of `suite`; relative job_file paths resolve against base_dir."""
+def expand(suite: Suite, base_dir: Path | None = None,
+           hosts: HostsFile | None = None) -> list[PlannedStep]:
+    """Concrete steps of `suite`; relative job_file paths resolve against base_dir; `hosts:`
+    selectors resolve against the hosts file (kept as written when there is none: `plan`)."""
     planned: list[PlannedStep] = []
     defaults = suite.defaults.model_dump(exclude_none=True)
     for n, spec in enumerate(suite.steps, start=1):
@@ -51,6 +55,7 @@ def expand(suite: Suite, base_dir: Path | None = None) -> list[PlannedStep]:
                 headline=headline,
                 repeat=_repeat_plan(getattr(spec, "repeat", None)),
                 sweep=f"{n}-{spec.name or spec.kind}" if swept else None,
+                hosts=_resolve_hosts(spec, hosts, n),
             )
             runs = step.repeat.max if step.repeat else 1
             planned.append(replace(step, estimate_s=runs * estimate_seconds(step),
@@ -58,6 +63,21 @@ def expand(suite: Suite, base_dir: Path | None = None) -> list[PlannedStep]:
     planned = _with_ceph_inventory(planned)
     _make_unique(planned)
     return planned
+
+
+def _resolve_hosts(spec, hosts: HostsFile | None, n: int) -> tuple[str, ...]:
+    if spec.hosts is None:
+        return ()
+    if spec.kind not in HOST_KINDS:
+        raise UserError(f"step {n} ({spec.kind}): this kind does not run on hosts "
+                        f"(those that do: {', '.join(HOST_KINDS)})")
+    selector = spec.hosts if isinstance(spec.hosts, list) else [spec.hosts]
+    if hosts is None:
+        return tuple(selector)
+    try:
+        return tuple(h.name for h in hosts.select(spec.hosts))
+    except ValueError as exc:
+        raise UserError(f"step {n} ({spec.kind}): hosts: {exc}") from None
 
 
 def _repeat_plan(spec) -> RepeatPlan | None:
@@ -86,7 +106,7 @@ def _with_ceph_inventory(steps: list[PlannedStep]) -> list[PlannedStep]:
 def _combinations(spec, defaults: dict, base_dir: Path | None):
     """(params, swept) for every combination of the step's list-valued parameters."""
     raw = spec.model_dump(
-        exclude_none=True, exclude={"kind", "name", "title", "layer", "headline", "repeat"}
+        exclude_none=True, exclude={"kind", "name", "title", "layer", "headline", "repeat", "hosts"}
     )
     if isinstance(spec, FioStep) and spec.job_file is not None:
         path = Path(spec.job_file)
@@ -179,6 +199,12 @@ def _default_title(kind: str, params: dict, name: str) -> str:
         return (f"{params.get('bs', '')} {params.get('rw', '')}: max IOPS with "
                 f"p{params['percentile']:g} {params.get('latency', 'total')} latency "
                 f"<= {params['limit']}").strip()
+    if kind == "cpu":
+        return f"CPU throughput (stress-ng {params['stressor']})"
+    if kind == "disk_baseline":
+        return f"Disk baseline: {params['bs']} {params['rw']}, each alone then all together"
+    if kind == "network":
+        return f"Network matrix (iperf3, {params['streams']} stream(s), {params['seconds']} s)"
     return {"inventory": "Inventory", "memory": "Memory bandwidth",
             "metadata": "File metadata operations", "ceph_inventory": "Ceph cluster inventory",
             "osd_bench": "OSD bench (ceph tell osd.N bench)"}.get(kind, name)
@@ -221,8 +247,8 @@ def _headline(spec, params: dict) -> str | None:
     if spec.kind == "slo":
         return "iops"
     if spec.kind != "fio":
-        return {"memory": "membw", "metadata": "ops", "rados_bench": "bw",
-                "osd_bench": "bw"}.get(spec.kind)
+        return {"memory": "membw", "metadata": "ops", "rados_bench": "bw", "osd_bench": "bw",
+                "cpu": "ops", "disk_baseline": "bw", "network": "bw"}.get(spec.kind)
     if spec.headline != "auto":
         return spec.headline
     if "job_file" in params:

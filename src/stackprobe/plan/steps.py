@@ -10,12 +10,20 @@ DEFAULT_LAYER = {
     "memory": "hardware",
     "fio": "disk",  # fio on rbd or cephfs: "client"
     "slo": "disk",  # likewise
+    "cpu": "hardware",
+    "disk_baseline": "disk",
+    "network": "network",
     "metadata": "disk",
     "ceph_inventory": "cluster",
     "osd_bench": "daemon",
     "rados_bench": "cluster",
     "rbd_bench": "cluster",
 }
+
+
+PER_NODE_KINDS = ("inventory", "memory", "cpu", "disk_baseline")
+FLEET_KINDS = ("fio", "network")  # one step driving all its hosts together
+HOST_KINDS = PER_NODE_KINDS + FLEET_KINDS
 
 
 @dataclass(frozen=True)
@@ -41,6 +49,7 @@ class PlannedStep:
     space_bytes: int = 0  # test data this step lays out on the target
     repeat: RepeatPlan | None = None  # None: run once
     sweep: str | None = None  # the suite step this came from, when it swept (e.g. '3-rados')
+    hosts: tuple[str, ...] = ()  # host names (from --hosts) the step runs on; () = locally
 
     @property
     def on_ceph(self) -> bool:
@@ -48,6 +57,11 @@ class PlannedStep:
         return self.kind in ("ceph_inventory", "osd_bench", "rados_bench", "rbd_bench") or (
             self.kind in ("fio", "slo") and self.params.get("target") in ("rbd", "cephfs")
         )
+
+    @property
+    def per_node(self) -> bool:
+        """Run by the executor on each of its hosts at once (not as one fleet)."""
+        return bool(self.hosts) and self.kind in PER_NODE_KINDS
 
     @property
     def id(self) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from stackprobe.errors import UserError
+from stackprobe.suite.hosts import HostsFile
 from stackprobe.suite.models import Suite
 from stackprobe.suite.yaml_lines import YamlSyntaxError, line_for, load_with_lines
 
@@ -56,15 +57,30 @@ def load_suite(ref: str | None) -> LoadedSuite:
 
 def parse_suite(text: str, filename: str) -> Suite:
     """Validate suite YAML text; errors name `filename`, the line and the field."""
+    return parse_model(text, filename, Suite, "a suite is a mapping with 'name' and 'steps'")
+
+
+def load_hosts(path: str | Path) -> HostsFile:
+    """A hosts.yaml file, validated; errors name the file, line and field."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SuiteError(f"{p}: cannot read hosts file ({exc.strerror or exc})") from None
+    return parse_model(text, str(p), HostsFile, "a hosts file is a mapping with 'hosts'")
+
+
+def parse_model(text: str, filename: str, model, shape: str):
+    """YAML text validated by a pydantic model; any problem is one SuiteError line."""
     try:
         data, lines = load_with_lines(text)
     except YamlSyntaxError as exc:
         where = f"{filename}:{exc.line}" if exc.line else filename
         raise SuiteError(f"{where}: invalid YAML: {exc.message}") from None
     if not isinstance(data, dict):
-        raise SuiteError(f"{filename}:1: a suite is a mapping with 'name' and 'steps'")
+        raise SuiteError(f"{filename}:1: {shape}")
     try:
-        return Suite.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
         errors = exc.errors()
         err = min(errors, key=_usefulness)
@@ -107,4 +123,4 @@ def _field_name(loc: tuple, data: dict, error_type: str) -> str:
             node = node[element]
         elif last and error_type in ("missing", "extra_forbidden"):
             out += f".{element}" if out else str(element)
-    return out or "suite"
+    return out or "top level"

@@ -75,6 +75,10 @@ class _StepBase(_Strict):
     name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.{}-]*$")
     title: str | None = None
     layer: Literal["hardware", "disk", "network", "daemon", "cluster", "client"] | None = None
+    # Run on the hosts of --hosts FILE: 'all', a role, a host name, or a list of them.
+    # Per-node kinds run on each host at once; fio drives them as one fleet (fio's own
+    # client/server); network measures every pair among them.
+    hosts: str | list[str] | None = None
 
 
 class Repeat(_Strict):
@@ -181,6 +185,43 @@ class SloStep(_Measured, FioParams):
         return self
 
 
+class CpuStep(_Measured):
+    """CPU throughput: stress-ng's matrix (or another) stressor on every CPU of the host."""
+
+    kind: Literal["cpu"]
+    stressor: Literal["matrix", "cpu", "fft", "float"] = "matrix"
+    seconds: int = Field(default=10, ge=1, le=3600)
+    workers: int | Literal["auto"] = "auto"
+
+
+class DiskBaselineStep(_Measured):
+    """Each declared device or directory of a host alone, then all of them at once; a host
+    whose aggregate is below `min_aggregate` of the sum of its singles is flagged (a shared
+    HBA, backplane or PCIe link caps them: seed 001's 36 disks at 2 GB/s)."""
+
+    kind: Literal["disk_baseline"]
+    rw: Literal["read", "randread", "write", "randwrite"] = "read"
+    bs: Size = "1M"
+    iodepth: int = Field(default=16, ge=1)
+    size: Size = "1G"  # per directory: the file laid out and read; devices are read in place
+    runtime: Duration = 10
+    min_aggregate: float = Field(default=0.70, gt=0, le=1)
+
+
+class NetworkStep(_StepBase):
+    """iperf3 between every ordered pair of the hosts (or `pairs` random ones), with ping
+    latency; slow, asymmetric and failed pairs are flagged."""
+
+    kind: Literal["network"]
+    seconds: int = Field(default=5, ge=1, le=600)
+    streams: int = Field(default=1, ge=1, le=128)
+    reverse: bool = False
+    pairs: Literal["all"] | Annotated[int, Field(ge=1)] = "all"
+    slow_fraction: float = Field(default=0.7, gt=0, le=1)  # of the expected link speed
+    asymmetry: float = Field(default=1.5, gt=1)  # A->B over B->A that is flagged
+    port: int = Field(default=5201, ge=1024, le=65535)
+
+
 class CephInventoryStep(_StepBase):
     """The cluster as it is: ceph -s, osd tree, df, pool details, versions."""
 
@@ -235,7 +276,7 @@ class MetadataStep(_Measured):
 
 Step = Annotated[
     Union[InventoryStep, MemoryStep, FioStep, MetadataStep, CephInventoryStep, OsdBenchStep,
-          RadosBenchStep, RbdBenchStep, SloStep],
+          RadosBenchStep, RbdBenchStep, SloStep, CpuStep, DiskBaselineStep, NetworkStep],
     Field(discriminator="kind"),
 ]
 

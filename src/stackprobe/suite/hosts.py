@@ -1,0 +1,96 @@
+"""hosts.yaml: the machines of a cluster, how to reach them, and what to test on each.
+
+    ssh:                         # defaults for every host
+      user: root
+      identity: ~/.ssh/id_ed25519
+      known_hosts: ~/.ssh/known_hosts   # or "none": accept any host key (labs only)
+    hosts:
+      - name: node1
+        address: 192.0.2.11
+        roles: [client, storage]        # steps select hosts by role or by name
+        nic_speed_mbps: 25000           # expected link speed: slower pairs are flagged
+        directories: [/srv/bench]       # where disk tests may write (stackprobe's own subdir)
+        devices: [/dev/nvme0n1]         # raw devices for read-only disk baselines
+        ssh: {port: 2222}               # per-host overrides
+
+Validated like suites: an error names the file, line and field.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SshSettings(_Strict):
+    user: str | None = None
+    port: int | None = Field(default=None, ge=1, le=65535)
+    identity: str | None = None
+    known_hosts: str | None = None  # a file, or "none"
+    connect_timeout: float | None = Field(default=None, gt=0)
+
+
+class Host(_Strict):
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    address: str = Field(min_length=1)
+    roles: list[str] = Field(default_factory=lambda: ["client"])
+    nic_speed_mbps: int | None = Field(default=None, gt=0)
+    directories: list[str] = Field(default_factory=list)
+    devices: list[str] = Field(default_factory=list)
+    ssh: SshSettings = Field(default_factory=SshSettings)
+
+    @field_validator("directories")
+    @classmethod
+    def _absolute(cls, v):
+        for d in v:
+            if not d.startswith("/") or ".." in d.split("/"):
+                raise ValueError(f"{d!r}: directories must be absolute paths without '..'")
+        return v
+
+    @field_validator("devices")
+    @classmethod
+    def _devices(cls, v):
+        for d in v:
+            if not d.startswith("/dev/") or ".." in d.split("/"):
+                raise ValueError(f"{d!r}: devices are /dev/... paths")
+        return v
+
+
+class HostsFile(_Strict):
+    ssh: SshSettings = Field(default_factory=SshSettings)
+    hosts: list[Host] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique(self):
+        for attr in ("name", "address"):
+            seen: set[str] = set()
+            for h in self.hosts:
+                value = getattr(h, attr)
+                if value in seen:
+                    raise ValueError(f"two hosts have the {attr} {value!r}")
+                seen.add(value)
+        return self
+
+    def ssh_for(self, host: Host) -> SshSettings:
+        """The host's SSH settings: its own, else the file's defaults."""
+        merged = self.ssh.model_dump()
+        merged.update({k: v for k, v in host.ssh.model_dump().items() if v is not None})
+        return SshSettings(**merged)
+
+    def select(self, selector: str | list[str]) -> list[Host]:
+        """Hosts for a step: 'all', a role, a host name, or a list of names/roles."""
+        items = selector if isinstance(selector, list) else [selector]
+        chosen: list[Host] = []
+        for item in items:
+            if item == "all":
+                found = list(self.hosts)
+            else:
+                found = [h for h in self.hosts if item in h.roles] or \
+                        [h for h in self.hosts if h.name == item]
+            if not found:
+                raise ValueError(f"no host has the name or role {item!r}")
+            chosen += [h for h in found if h not in chosen]
+        return chosen

@@ -1,0 +1,289 @@
+"""SshTransport: the Transport interface over SSH (asyncssh), for the hosts of a hosts.yaml.
+
+One asyncio loop in a background thread serves every host; each host has one connection,
+opened on first use and reused; sessions per host and commands overall are bounded.
+Runners call the same blocking `run()` as locally, from as many threads as they like.
+
+The remote command line is built from the argv with every argument shell-quoted, so a
+path or a name containing `;`, `$(...)` or spaces is passed as one literal argument and
+runs nothing extra. The remote shell first reports its PID on stderr, then execs the
+command: interrupts (SIGINT, so fio still reports), timeouts (SIGTERM, then SIGKILL) and
+background processes are all stopped with `kill` on that PID — never by name.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import asyncssh
+
+from stackprobe.suite.hosts import SshSettings
+from stackprobe.transport.base import CommandResult
+
+PID_TAG = "__stackprobe_pid__"
+KILL_GRACE_S = 5.0
+SESSIONS_PER_HOST = 8  # below OpenSSH's default MaxSessions (10)
+COMMANDS_IN_FLIGHT = 64
+
+
+def remote_command(argv: list[str], cwd: str | None = None,
+                   env: dict[str, str] | None = None) -> str:
+    """The shell line run on the host: PID report, then exec of the quoted argv."""
+    line = shlex.join(argv)
+    if env:
+        line = "env " + " ".join(shlex.quote(f"{k}={v}") for k, v in env.items()) + " " + line
+    prefix = f"echo {PID_TAG}$$ >&2; "
+    if cwd:
+        prefix += f"cd {shlex.quote(cwd)} && "
+    return prefix + "exec " + line
+
+
+def split_pid(stderr: str) -> tuple[int | None, str]:
+    """The PID the remote shell reported, and stderr without that line."""
+    first, sep, rest = stderr.partition("\n")
+    if first.startswith(PID_TAG):
+        try:
+            return int(first[len(PID_TAG):]), rest
+        except ValueError:
+            pass
+    return None, stderr
+
+
+class SshPool:
+    """The event loop, the connections and the concurrency limits shared by all hosts."""
+
+    def __init__(self, commands_in_flight: int = COMMANDS_IN_FLIGHT):
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="ssh", daemon=True)
+        self._thread.start()
+        self._conns: dict[str, asyncssh.SSHClientConnection] = {}
+        self._conn_locks: dict[str, asyncio.Lock] = {}
+        self._limit = commands_in_flight
+        self._slots: asyncio.Semaphore | None = None
+
+    def call(self, coro, timeout: float | None = None):
+        """Run a coroutine on the pool's loop from any thread and wait for its result."""
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    async def slots(self) -> asyncio.Semaphore:
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self._limit)
+        return self._slots
+
+    async def connection(self, host: str, address: str, s: SshSettings):
+        lock = self._conn_locks.setdefault(host, asyncio.Lock())
+        async with lock:
+            conn = self._conns.get(host)
+            if conn is None or conn.is_closed():
+                known = None if (s.known_hosts or "").lower() == "none" else \
+                    (str(Path(s.known_hosts).expanduser()) if s.known_hosts else ())
+                keys = [str(Path(s.identity).expanduser())] if s.identity else None
+                conn = await asyncio.wait_for(asyncssh.connect(
+                    address, port=s.port or 22, username=s.user or "root",
+                    client_keys=keys, known_hosts=known, agent_path=None,
+                ), timeout=s.connect_timeout or 10)
+                self._conns[host] = conn
+            return conn
+
+    def close(self) -> None:
+        async def _close():
+            for conn in self._conns.values():
+                conn.close()
+            for conn in self._conns.values():
+                await conn.wait_closed()
+        try:
+            self.call(_close(), timeout=15)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(timeout=5)
+
+
+class SshTransport:
+    def __init__(self, host: str, address: str, settings: SshSettings, pool: SshPool):
+        self.host = host
+        self.address = address
+        self.settings = settings
+        self.pool = pool
+        self._sessions: asyncio.Semaphore | None = None
+        self._running: set[int] = set()
+        self._lock = threading.Lock()
+        self._interrupted = False
+
+    # ------------------------------------------------------------------ Transport
+    def run(self, argv: list[str], *, cwd: str | None = None, env: dict[str, str] | None = None,
+            timeout: float | None = None, on_stdout: Callable[[str], bool] | None = None,
+            ) -> CommandResult:
+        started = time.time()
+        try:
+            rc, out, err, timed_out, stopped, pid = self.pool.call(
+                self._run(remote_command(argv, cwd, env), timeout, on_stdout))
+        except (TimeoutError, OSError, asyncssh.Error) as exc:
+            return CommandResult(argv, None, "", f"ssh {self.host}: {_why(exc)}", started,
+                                 time.time(), host=self.host, cwd=cwd, env=dict(env or {}))
+        return CommandResult(argv, rc, out, err, started, time.time(), host=self.host,
+                             timed_out=timed_out, interrupted=self._interrupted,
+                             stopped_early=stopped, pid=pid, cwd=cwd, env=dict(env or {}))
+
+    def start(self, argv: list[str], *, log: str, cwd: str | None = None,
+              env: dict[str, str] | None = None) -> SshBackground:
+        """Start argv detached on the host (nohup, output to `log` there); its PID is kept."""
+        inner = shlex.join(["sh", "-c", 'exec "$@" > "$0" 2>&1 < /dev/null', log, *argv])
+        if env:
+            inner = "env " + " ".join(shlex.quote(f"{k}={v}") for k, v in env.items()) + " " + inner
+        line = (f"cd {shlex.quote(cwd)} && " if cwd else "") + f"nohup {inner} > /dev/null 2>&1 & echo $!"
+        res = self.pool.call(self._plain(line, 60))
+        try:
+            pid = int(res.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            raise OSError(f"ssh {self.host}: could not start {argv[0]}: {res.strip()!r}") from None
+        return SshBackground(self, pid, list(argv))
+
+    def interrupt(self) -> None:
+        with self._lock:
+            self._interrupted = True
+            pids = list(self._running)
+        for pid in pids:
+            asyncio.run_coroutine_threadsafe(self._kill(pid, "INT"), self.pool.loop)
+
+    def clear_interrupt(self) -> None:
+        with self._lock:
+            self._interrupted = False
+
+    def kill(self) -> None:
+        with self._lock:
+            pids = list(self._running)
+        for pid in pids:
+            asyncio.run_coroutine_threadsafe(self._kill(pid, "KILL"), self.pool.loop)
+
+    # ------------------------------------------------------------------ async core
+    async def _sessions_sem(self) -> asyncio.Semaphore:
+        if self._sessions is None:
+            self._sessions = asyncio.Semaphore(SESSIONS_PER_HOST)
+        return self._sessions
+
+    async def _conn(self):
+        return await self.pool.connection(self.host, self.address, self.settings)
+
+    async def _run(self, line: str, timeout: float | None, on_stdout):
+        conn = await self._conn()
+        async with await self.pool.slots(), await self._sessions_sem():
+            proc = await conn.create_process(line, encoding="utf-8", errors="replace")
+            out: list[str] = []
+            err: list[str] = []
+            state = {"pid": None, "stopped": False}
+            pid_seen = asyncio.Event()
+
+            async def read_err():
+                buffer = ""
+                while chunk := await proc.stderr.read(65536):
+                    if state["pid"] is None:
+                        buffer += chunk
+                        if "\n" in buffer or len(buffer) > 200:
+                            pid, rest = split_pid(buffer)
+                            state["pid"] = pid
+                            self._track(pid, True)
+                            pid_seen.set()
+                            err.append(rest)
+                            if self._interrupted and pid:
+                                await self._kill(pid, "INT")
+                    else:
+                        err.append(chunk)
+                if state["pid"] is None and buffer:
+                    err.append(split_pid(buffer)[1])
+                pid_seen.set()
+
+            async def read_out():
+                while chunk := await proc.stdout.read(65536):
+                    out.append(chunk)
+                    if on_stdout is not None and not state["stopped"] and on_stdout(chunk):
+                        state["stopped"] = True
+                        await pid_seen.wait()
+                        if state["pid"]:
+                            await self._kill(state["pid"], "INT")
+
+            timed_out = False
+            readers = asyncio.gather(read_err(), read_out())
+            try:
+                await asyncio.wait_for(asyncio.shield(readers), timeout)
+            except TimeoutError:
+                timed_out = True
+                await self._stop(state["pid"])
+                try:
+                    await asyncio.wait_for(readers, KILL_GRACE_S * 2)
+                except TimeoutError:
+                    proc.close()
+            result = await proc.wait()
+            self._track(state["pid"], False)
+            rc = result.exit_status
+            if rc is None and result.exit_signal:
+                rc = 128 + _signal_number(result.exit_signal[0])
+            return rc, "".join(out), "".join(err), timed_out, state["stopped"], state["pid"]
+
+    async def _plain(self, line: str, timeout: float) -> str:
+        conn = await self._conn()
+        async with await self._sessions_sem():
+            res = await asyncio.wait_for(conn.run(line, check=False), timeout)
+        return (res.stdout or "") + (res.stderr or "")
+
+    async def _kill(self, pid: int | None, sig: str) -> None:
+        if pid:
+            conn = await self._conn()
+            await conn.run(f"kill -{sig} {int(pid)} 2>/dev/null", check=False)
+
+    async def _alive(self, pid: int) -> bool:
+        conn = await self._conn()
+        res = await conn.run(f"kill -0 {int(pid)} 2>/dev/null", check=False)
+        return res.exit_status == 0
+
+    async def _stop(self, pid: int | None, grace: float = KILL_GRACE_S) -> None:
+        if not pid:
+            return
+        await self._kill(pid, "TERM")
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            if not await self._alive(pid):
+                return
+            await asyncio.sleep(0.2)
+        await self._kill(pid, "KILL")
+
+    def _track(self, pid: int | None, running: bool) -> None:
+        if pid is None:
+            return
+        with self._lock:
+            (self._running.add if running else self._running.discard)(pid)
+
+
+class SshBackground:
+    """A detached command on a host, known by its PID there."""
+
+    def __init__(self, transport: SshTransport, pid: int, argv: list[str]):
+        self._t = transport
+        self.pid = pid
+        self.argv = argv
+
+    def alive(self) -> bool:
+        return self._t.pool.call(self._t._alive(self.pid), timeout=30)
+
+    def stop(self, grace_s: float = 10.0) -> int | None:
+        self._t.pool.call(self._t._stop(self.pid, grace_s), timeout=grace_s + 30)
+        return None
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, asyncio.TimeoutError):
+        return "connection timed out"
+    return str(exc) or type(exc).__name__
+
+
+def _signal_number(name: str) -> int:
+    import signal
+
+    try:
+        return int(getattr(signal, f"SIG{name}"))
+    except (AttributeError, TypeError):
+        return 0
