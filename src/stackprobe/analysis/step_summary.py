@@ -20,6 +20,8 @@ from stackprobe.parsers.records import (
 )
 from stackprobe.store.results import IoGroupSummary, StepSummary
 
+FLEET_HOST = "all clients"  # the host of a fio fleet's merged record (runners/fio_fleet.py)
+
 
 def summarise_step(headline: str | None, records: Sequence[object],
                    noisy_cov: float = DEFAULT_NOISY_COV) -> StepSummary | None:
@@ -63,6 +65,9 @@ def summarise_one(headline: str | None, records: Sequence[object]) -> StepSummar
 def _headline(kind: str | None, s: StepSummary) -> tuple[float | None, str | None]:
     if kind in ("iops", "bw", "lat") and len(s.io) == 1:
         return _io_headline(kind, s.io[0])
+    fleet = [g for g in s.io if g.host == FLEET_HOST]
+    if kind in ("iops", "bw", "lat") and len(fleet) == 1:  # a fio fleet: all clients together
+        return _io_headline(kind, fleet[0])
     if kind == "ops" and s.ops:
         op = "create" if "create" in s.ops else next(iter(s.ops))
         return s.ops[op], "ops/s"

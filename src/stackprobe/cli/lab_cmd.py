@@ -1,4 +1,8 @@
-"""`stackprobe lab ceph up|down|status`: a real one-host Ceph cluster to try stackprobe on."""
+"""`stackprobe lab ceph|hosts up|down|status`: test environments stackprobe brings up itself.
+
+ceph:  a real one-host Ceph cluster to try stackprobe on.
+hosts: N hosts (network namespaces on a bridge, each with its own sshd) for multi-host runs.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,15 @@ from pathlib import Path
 import typer
 
 from stackprobe.lab.ceph_lab import DEFAULT_DIR, CephLab
+from stackprobe.lab.hosts_lab import DEFAULT_DIR as HOSTS_DEFAULT_DIR
+from stackprobe.lab.hosts_lab import (
+    DEFAULT_PREFIX,
+    MAX_HOSTS,
+    HostsLab,
+    check_request,
+    parse_cpu_specs,
+    parse_specs,
+)
 from stackprobe.units import parse_size
 
 lab_app = typer.Typer(help="Lab environments stackprobe brings up itself.", no_args_is_help=True)
@@ -63,5 +76,83 @@ def status(
     for d in info["daemons"]:
         print(f"  {d['name']:10s} pid {d['pid']:>7d}  {'running' if d['running'] else 'not running'}")
     print(f"  conf {info['conf']}; CephFS at {info['mount']}")
+    if not info["up"]:
+        raise typer.Exit(1)
+
+
+# ---------------------------------------------------------------------- lab hosts
+hosts_app = typer.Typer(help="N hosts on this machine: network namespaces on a bridge, each with "
+                             "its own sshd (needs root).", no_args_is_help=True)
+lab_app.add_typer(hosts_app, name="hosts")
+
+HOSTS_DIR_OPTION = typer.Option(HOSTS_DEFAULT_DIR, "--dir", help="Lab directory (state, keys, hosts.yaml).")
+
+
+@hosts_app.command("up")
+def hosts_up(
+    n: int = typer.Argument(..., help=f"How many hosts (1-{MAX_HOSTS})."),
+    lab_dir: Path = HOSTS_DIR_OPTION,
+    slow_link: list[str] = typer.Option([], "--slow-link", metavar="HOST:RATE",
+                                        help="Shape traffic into HOST, e.g. h2:200mbit (repeatable)."),
+    slow_cpu: list[str] = typer.Option([], "--slow-cpu", metavar="HOST:PERCENT",
+                                       help="Cap HOST's sshd and its commands to PERCENT of one CPU, "
+                                            "e.g. h3:20 (repeatable)."),
+    prefix: str = typer.Option(DEFAULT_PREFIX, "--prefix",
+                               help="Start of every name the lab makes (bridge PREFIX-br, netns PREFIX-h1..)."),
+) -> None:
+    """Bring up N hosts h1..hN at 10.99.0.11.. with sshd, and write a hosts.yaml for them."""
+    links = parse_specs(slow_link, "slow-link")
+    cpus = parse_cpu_specs(slow_cpu)
+    check_request(n, prefix, links, cpus)
+    t0 = time.monotonic()
+    lab = HostsLab(lab_dir, prefix=prefix)
+    state = lab.up(n, slow_links=links, slow_cpus=cpus)
+    took = time.monotonic() - t0
+    faults = [f"{h.name} link {h.slow_link}" for h in state.hosts if h.slow_link] + \
+             [f"{h.name} cpu {h.slow_cpu}%" for h in state.hosts if h.slow_cpu]
+    print(f"lab hosts up in {took:.1f} s: {n} hosts "
+          f"{state.hosts[0].address}..{state.hosts[-1].address} on {state.bridge}"
+          + (f"; faults: {', '.join(faults)}" if faults else ""))
+    print(f"hosts: {state.hosts_yaml}")
+    print(f"use it: stackprobe run cluster-acceptance --hosts {state.hosts_yaml}")
+    print(f"ssh by hand: ssh -i {state.identity} -o UserKnownHostsFile={state.known_hosts} "
+          f"root@{state.hosts[0].address}")
+    print(f"stop it: stackprobe lab hosts down --dir {lab.dir}")
+
+
+@hosts_app.command("down")
+def hosts_down(lab_dir: Path = HOSTS_DIR_OPTION) -> None:
+    """Stop the hosts' sshds and what runs in them (by PID), remove namespaces, links, cgroups."""
+    t0 = time.monotonic()
+    lab = HostsLab(lab_dir)
+    was_there = lab.dir.exists()
+    notes = lab.down()
+    for note in notes:
+        print(note)
+    if was_there:
+        print(f"lab hosts down in {time.monotonic() - t0:.1f} s: {lab.dir} removed")
+
+
+@hosts_app.command("status")
+def hosts_status(
+    lab_dir: Path = HOSTS_DIR_OPTION,
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable status."),
+) -> None:
+    """What the lab made and whether each host's sshd still runs."""
+    info = HostsLab(lab_dir).status()
+    if as_json:
+        print(json.dumps(info, indent=1))
+        return
+    if not info["hosts"]:
+        print(f"no hosts lab in {info['dir']}")
+        raise typer.Exit(1)
+    print(f"lab hosts {info['dir']}: {'up' if info['up'] else 'DEGRADED'}, bridge {info['bridge']} "
+          f"{'present' if info['bridge_present'] else 'MISSING'}")
+    for h in info["hosts"]:
+        faults = ", ".join(x for x in (h["slow_link"] and f"link {h['slow_link']}",
+                                       h["slow_cpu"] and f"cpu {h['slow_cpu']}%") if x)
+        print(f"  {h['name']:4s} {h['address']:12s} netns {h['netns']:10s} sshd pid {h['pid'] or '-'!s:>7}  "
+              f"{'running' if h['running'] else 'not running'}" + (f"  [{faults}]" if faults else ""))
+    print(f"  hosts file {info['hosts_yaml'] or '(not written: up did not finish)'}")
     if not info["up"]:
         raise typer.Exit(1)

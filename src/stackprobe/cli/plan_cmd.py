@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -9,26 +11,28 @@ from rich.table import Table
 from stackprobe.plan.expand import expand
 from stackprobe.report.table import workload_text
 from stackprobe.runners.preflight import space_needed
-from stackprobe.suite.loader import load_suite
+from stackprobe.suite.loader import load_hosts, load_suite
 from stackprobe.units import fmt_bytes, fmt_seconds
 
 
 def plan(
     suite: str = typer.Argument(None, help="Built-in suite name (quick, standard) or YAML file."),
+    hosts_file: Path = typer.Option(None, "--hosts", help="hosts.yaml the run would use."),
 ) -> None:
     """Print the steps a suite expands to, with estimated time and space; runs nothing."""
     loaded = load_suite(suite)
-    steps = expand(loaded.suite, loaded.base_dir)
+    hosts = load_hosts(hosts_file) if hosts_file is not None else None
+    steps = expand(loaded.suite, loaded.base_dir, hosts)
     console = Console()
     table = Table(title=f"suite {loaded.suite.name} ({loaded.source})", header_style="bold")
-    for col in ("Step", "Kind", "Layer", "Title", "Workload", "Est. time", "Test data"):
+    for col in ("Step", "Kind", "Layer", "Title", "Workload", "Hosts", "Est. time", "Test data"):
         table.add_column(col, justify="right" if col in ("Est. time", "Test data") else "left")
     for s in steps:
         table.add_row(s.id, s.kind, s.layer, s.title, workload_text(s.params),
-                      fmt_seconds(s.estimate_s), fmt_bytes(s.space_bytes) if s.space_bytes else "")
+                      ", ".join(s.hosts) or "local", fmt_seconds(s.estimate_s), fmt_bytes(s.space_bytes) if s.space_bytes else "")
     console.print(table)
     total = sum(s.estimate_s for s in steps)
-    need, biggest = space_needed(steps)
+    need, biggest = space_needed([s for s in steps if not s.hosts])  # hosts: their own disks
     line = f"{len(steps)} steps, estimated {fmt_seconds(total)}"
     if biggest is not None:
         line += f"; needs {fmt_bytes(need)} free on the target (largest step {biggest.id})"

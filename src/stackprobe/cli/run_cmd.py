@@ -13,7 +13,7 @@ from stackprobe.plan.expand import expand
 from stackprobe.report.terminal import print_summary
 from stackprobe.runners.executor import RunSettings
 from stackprobe.runners.launch import CephOptions, launch
-from stackprobe.suite.loader import load_suite
+from stackprobe.suite.loader import load_hosts, load_suite
 from stackprobe.transport.local import LocalTransport
 
 EXIT_STEP_FAILED = 1
@@ -34,11 +34,15 @@ def run(
         help="Ceph cluster to test (default: the suite's, the lab's, /etc/ceph/ceph.conf).",
     ),
     force: bool = typer.Option(False, "--force", help="Load a HEALTH_ERR Ceph cluster anyway."),
+    hosts_file: Path = typer.Option(
+        None, "--hosts", help="hosts.yaml: the machines steps with `hosts:` run on (over SSH).",
+    ),
 ) -> None:
     """Run a suite (default: quick) and print its summary table."""
     console = Console()
     loaded = load_suite(suite)
-    plan = expand(loaded.suite, loaded.base_dir)
+    hosts = load_hosts(hosts_file) if hosts_file is not None else None
+    plan = expand(loaded.suite, loaded.base_dir, hosts)
     base = (target or Path.cwd()).resolve()
     settings = RunSettings(
         suite_name=loaded.suite.name,
@@ -53,6 +57,7 @@ def run(
             plan, settings, LocalTransport(), target_base=base, out_dir=out.resolve(),
             progress=progress,
             ceph=CephOptions(loaded.suite.ceph, ceph_conf.resolve() if ceph_conf else None, force),
+            hosts=hosts,
         )
     console.print()
     print_summary(results, console, str(run_path))

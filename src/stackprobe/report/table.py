@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from stackprobe.parsers.records import OsdBenchRecord
+from stackprobe.parsers.records import CpuRecord, MemBwRecord, OsdBenchRecord
 from stackprobe.report.slo_tables import slo_answer
 from stackprobe.store.results import DirectionSummary, RunResults, StepResult
 from stackprobe.suite.models import LAYERS
@@ -81,6 +81,9 @@ def _figure_rows(step: StepResult) -> list[Row]:
     base = dict(layer=step.layer, step=step.id, workload=workload_text(step.params))
     note = step.error or ""
     s = step.summary
+    per_host = _per_host_rows(step, base, note)
+    if per_host:
+        return per_host
     if s is None:
         return [Row(test=step.title, direction="", status=step.status, note=note, **base)]
     rows: list[Row] = []
@@ -111,11 +114,33 @@ def _figure_rows(step: StepResult) -> list[Row]:
         dirs = [(n, d) for n, d in (("read", group.read), ("write", group.write),
                                     ("trim", group.trim)) if d is not None]
         label = step.title if len(groups) == 1 else f"{step.title}: {group.label}"
+        if step.hosts and group.host:
+            label = f"{step.title}: {group.host}" + (f" {group.label}" if group.host != group.label
+                                                      and step.kind != "fio" else "")
         for name, d in dirs:
             test = f"{label} ({name})" if len(dirs) > 1 else label
             rows.append(_io_row(test, name, d, step, note, base))
     if not rows:
         rows.append(Row(test=step.title, direction="", status=step.status, note=note, **base))
+    return rows
+
+
+def _per_host_rows(step: StepResult, base: dict, note: str) -> list[Row]:
+    """CPU throughput (any step), and memory bandwidth of a step run on several hosts: one
+    row per host and figure (their comparison is the consistency table's)."""
+    rows = []
+    for rec in step.records:
+        if isinstance(rec, CpuRecord):
+            where = f" ({rec.host})" if step.hosts and rec.host else ""
+            workload = f"{rec.workers or '?'} workers, {rec.seconds:g} s"
+            rows.append(Row(test=f"CPU {rec.stressor} bogo ops/s{where}", direction="",
+                            iops=rec.bogo_ops_per_s, headline="iops", status=step.status,
+                            note=note, **{**base, "workload": workload}))
+        elif isinstance(rec, MemBwRecord) and step.hosts:
+            rows.append(Row(test=f"Memory {rec.operation} bandwidth ({rec.tool}, {rec.host})",
+                            direction=rec.operation, bw_bytes=rec.bw_bytes, headline="bw",
+                            status=step.status, note=note,
+                            **{**base, "workload": _mem_workload(step)}))
     return rows
 
 

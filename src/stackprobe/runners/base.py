@@ -22,6 +22,7 @@ from stackprobe.transport.base import CommandResult, Transport
 
 if TYPE_CHECKING:
     from stackprobe.runners.ceph_session import CephSession
+    from stackprobe.transport.fleet import Fleet
 
 
 @dataclass
@@ -30,6 +31,7 @@ class TargetInfo:
 
     root: Path  # the scratch directory stackprobe created for this run
     direct_io: bool = True  # O_DIRECT works on the target filesystem
+    remote: bool = False  # root is on a host reached through the transport, not here
 
 
 @dataclass
@@ -40,6 +42,9 @@ class StepOutcome:
     warnings: list[str] = field(default_factory=list)
     steady: dict | None = None  # steady-state verdict, for steps that asked for one
     notes: list[str] = field(default_factory=list)  # findings (an slo answer), not problems
+    # structured findings the report draws: 'consistency' (per-node figures compared),
+    # 'network' (the pair matrix), 'disk_scaling' (singles vs all at once)
+    findings: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -52,12 +57,17 @@ class StepContext:
     ceph: CephSession | None = None  # set when the plan loads a Ceph cluster
     sub: str | None = None  # this run's sub-directory: 'rep-2' (repetition), 'probe-3' (slo)
     commands: list[CommandRecord] = field(default_factory=list)
+    fleet: Fleet | None = None  # the run's hosts, for steps that drive several at once
+    host: str | None = None  # the host this context runs on (per-node steps), None: locally
+    # servers the step started (iperf3 -s, fio --server): cleanup stops them by PID
+    started: list = field(default_factory=list)
 
     def child(self, sub: str) -> StepContext:
         """A context for one part of the step (an slo probe): its own sub-directory, the
         step's command list."""
         return StepContext(self.step, self.transport, self.run_dir, self.target,
-                           self.timeout_s, ceph=self.ceph, sub=sub, commands=self.commands)
+                           self.timeout_s, ceph=self.ceph, sub=sub, commands=self.commands,
+                           fleet=self.fleet, host=self.host)
 
     @property
     def base_dir(self) -> Path:
@@ -71,7 +81,7 @@ class StepContext:
         if self.sub is None:
             return self.base_dir
         d = self.base_dir / self.sub
-        d.mkdir(exist_ok=True)
+        d.mkdir(parents=True, exist_ok=True)
         return d
 
     @property
@@ -90,9 +100,11 @@ class StepContext:
         cwd: Path | None = None,
         env: dict[str, str] | None = None,
         on_stdout: Callable[[str], bool] | None = None,
+        on: Transport | None = None,
     ) -> CommandResult:
-        """Run a command through the transport and keep its line, stdout and stderr."""
-        result = self.transport.run(
+        """Run a command through the transport (or `on` another host's, for fleet steps)
+        and keep its line, stdout and stderr."""
+        result = (on or self.transport).run(
             argv, cwd=str(cwd) if cwd else None, env=env, timeout=self.timeout_s,
             on_stdout=on_stdout,
         )
@@ -133,11 +145,27 @@ def remove_work_dir(ctx: StepContext) -> None:
     if ctx.step.params.get("target") == "cephfs" and (ctx.ceph is None or ctx.ceph.mount_dir is None):
         return  # never mounted: nothing was written
     work = ctx.work_dir
+    if ctx.target.remote:  # on a host: rm there, only below the run's scratch directory
+        if work.is_relative_to(ctx.target.root) and work != ctx.target.root:
+            ctx.execute("cleanup", ["rm", "-rf", "--", str(work)])
+        return
     roots = [ctx.target.root.resolve()]
     if ctx.ceph is not None and ctx.ceph.mount_dir is not None:
         roots.append((ctx.ceph.mount_dir / ctx.ceph.run_tag).resolve())
     if work.is_dir() and any(work.resolve().is_relative_to(r) for r in roots):
         shutil.rmtree(work, ignore_errors=True)
+
+
+def stop_started(ctx: StepContext) -> list[str]:
+    """Stop the step's background servers (by PID, on their hosts); problems, in words."""
+    problems = []
+    while ctx.started:
+        host, proc = ctx.started.pop()
+        try:
+            proc.stop(grace_s=5.0)
+        except Exception as exc:  # a host gone away: say so, go on with the others
+            problems.append(f"{host}: could not stop {proc.argv[0]} (pid {proc.pid}): {exc}")
+    return problems
 
 
 MAX_MESSAGE = 300

@@ -12,6 +12,7 @@ import shutil
 import time
 import traceback
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -24,11 +25,13 @@ from stackprobe.errors import UserError
 from stackprobe.plan.steps import PlannedStep
 from stackprobe.runners.base import StepContext, StepOutcome, TargetInfo, command_record
 from stackprobe.runners.ceph_session import CephSession
+from stackprobe.runners.per_node import combine_hosts
 from stackprobe.runners.registry import runner_for
 from stackprobe.store.index import record_run
 from stackprobe.store.results import CommandRecord, RunInfo, RunResults, StepResult
 from stackprobe.store.rundir import RunDir, atomic_write, utc_now_iso
 from stackprobe.transport.base import CommandResult, Transport
+from stackprobe.transport.fleet import Fleet, HostHandle
 
 MIN_STEP_TIMEOUT_S = 120.0
 SESSION_DIR = "ceph-session"  # steps/<this>/ holds the Ceph setup/teardown commands
@@ -68,6 +71,7 @@ class Executor:
         tool_versions: dict[str, str] | None = None,
         warnings: list[str] | None = None,
         ceph: CephSession | None = None,
+        fleet: Fleet | None = None,
     ):
         self.plan = list(plan)
         self.settings = settings
@@ -77,6 +81,7 @@ class Executor:
         self.target = target
         self.progress = progress
         self.ceph = ceph
+        self.fleet = fleet
         self.stop_requested = False
         self.setup_failed = False
         self.results = RunResults(
@@ -91,6 +96,7 @@ class Executor:
                 tool_versions=tool_versions or {},
                 command_line=list(settings.command_line),
                 warnings=list(warnings or []),
+                hosts=fleet.describe() if fleet is not None else [],
             ),
             steps=[_pending(step) for step in self.plan],
         )
@@ -99,6 +105,14 @@ class Executor:
         """First Ctrl-C: stop the running tool gracefully, run no further step."""
         self.stop_requested = True
         self.transport.interrupt()
+        if self.fleet is not None:
+            self.fleet.interrupt()
+
+    def kill(self) -> None:
+        """Second Ctrl-C: stop every running command now, here and on the hosts."""
+        self.transport.kill()
+        if self.fleet is not None:
+            self.fleet.kill()
 
     def execute(self) -> RunResults:
         self.run_dir.write_suite(self.settings.suite_text)
@@ -140,7 +154,10 @@ class Executor:
         if self.progress:
             self.progress.step_started(step)
         t0 = time.monotonic()
-        outcome, commands = self._run_repetitions(step)
+        if step.per_node:
+            outcome, commands = self._run_per_node(step)
+        else:
+            outcome, commands = self._run_repetitions(step, self._context_maker(step))
         if self.stop_requested and outcome.status == "ok":
             outcome.status = "interrupted"
         result.duration_s = round(time.monotonic() - t0, 3)
@@ -154,6 +171,7 @@ class Executor:
         result.error = outcome.error
         result.warnings.extend(outcome.warnings)
         result.notes.extend(outcome.notes)
+        result.findings.update(outcome.findings)
         result.commands = commands
         base = self.run_dir.step_dir(step.id)
         result.artifacts = sorted(str(p.relative_to(base)) for p in base.rglob("*") if p.is_file())
@@ -161,7 +179,32 @@ class Executor:
         if self.progress:
             self.progress.step_finished(step, result)
 
-    def _run_repetitions(self, step: PlannedStep) -> tuple[StepOutcome, list[CommandRecord]]:
+    def _context_maker(self, step: PlannedStep, host: HostHandle | None = None):
+        """sub -> the StepContext of one run of the step, locally or on one host."""
+        def make(sub: str | None) -> StepContext:
+            if host is None:
+                return StepContext(step, self.transport, self.run_dir, self.target,
+                                   step_timeout(step), ceph=self.ceph if step.on_ceph else None,
+                                   sub=sub, fleet=self.fleet if step.hosts else None)
+            where = host.name if sub is None else f"{host.name}/{sub}"
+            return StepContext(step, host.transport, self.run_dir,
+                               TargetInfo(root=Path(host.scratch), remote=True),
+                               step_timeout(step), sub=where, fleet=self.fleet, host=host.name)
+        return make
+
+    def _run_per_node(self, step: PlannedStep) -> tuple[StepOutcome, list[CommandRecord]]:
+        """The step on each of its hosts at once (each in its own sub-directory), then the
+        hosts compared with one another (analysis/consistency)."""
+        if self.fleet is None:
+            return StepOutcome("failed", error="this step runs on hosts: give --hosts FILE"), []
+        handles = self.fleet.select(step.hosts)
+        with ThreadPoolExecutor(max_workers=min(32, len(handles))) as pool:
+            futures = [pool.submit(self._run_repetitions, step, self._context_maker(step, h))
+                       for h in handles]
+            per_host = [(h.name, *f.result()) for h, f in zip(handles, futures, strict=True)]
+        return combine_hosts(step, per_host)
+
+    def _run_repetitions(self, step: PlannedStep, make_ctx) -> tuple[StepOutcome, list[CommandRecord]]:
         """Run the step once, or again and again as its repeat plan says; cleanup once at
         the end (a read workload's files are laid out once for all repetitions)."""
         runner = runner_for(step.kind)
@@ -172,9 +215,7 @@ class Executor:
         ctx = None
         try:
             for rep in reps:
-                ctx = StepContext(step, self.transport, self.run_dir, self.target,
-                                  step_timeout(step), ceph=self.ceph if step.on_ceph else None,
-                                  sub=None if rep is None else f"rep-{rep}")
+                ctx = make_ctx(None if rep is None else f"rep-{rep}")
                 outcome = self._attempt(runner, ctx)
                 for rec in outcome.records:
                     rec.repetition = rep
@@ -195,6 +236,9 @@ class Executor:
         finally:
             self.transport.clear_interrupt()  # cleanup commands must run even after Ctrl-C
             if ctx is not None:
+                ctx.transport.clear_interrupt()
+                if ctx.fleet is not None and ctx.host is None:  # a fleet step: every host
+                    ctx.fleet.clear_interrupt()
                 before = len(ctx.commands)
                 try:
                     runner.cleanup(ctx)
@@ -202,7 +246,7 @@ class Executor:
                     warnings.append(f"cleanup failed: {exc}")
                 commands += ctx.commands[before:]
         return StepOutcome(outcome.status, records, outcome.error, warnings,
-                           outcome.steady, notes), commands
+                           outcome.steady, notes, outcome.findings), commands
 
     @staticmethod
     def _attempt(runner, ctx: StepContext) -> StepOutcome:
@@ -243,6 +287,11 @@ class Executor:
             self.results.run.ceph["cleanup"] = "ok" if not problems else "incomplete"
         self._save()
 
+    def record_problems(self, problems: list[str]) -> None:
+        """Problems removing what the run made on its hosts, kept as run warnings."""
+        self.results.run.warnings.extend(f"cleanup: {p}" for p in problems)
+        self._save()
+
     def _save(self) -> None:
         self.run_dir.save(self.results)
         record_run(self.out_dir, self.run_dir.path, self.results)
@@ -261,4 +310,5 @@ def _pending(step: PlannedStep) -> StepResult:
         sweep=step.sweep,
         headline=step.headline,
         estimate_s=round(step.estimate_s, 1),
+        hosts=list(step.hosts),
     )

@@ -19,6 +19,7 @@ from stackprobe.runners.base import (
     failure_message,
     remove_work_dir,
 )
+from stackprobe.runners.fio_fleet import FioFleet
 from stackprobe.runners.fio_job import build_job
 from stackprobe.runners.steady import SteadyMonitor
 from stackprobe.units import parse_duration_s
@@ -93,7 +94,12 @@ def _direct_ok(ctx: StepContext) -> bool:
 class FioRunner:
     kind = "fio"
 
+    def __init__(self) -> None:
+        self.fleet = FioFleet()  # the same step driven from several hosts (--hosts)
+
     def prepare(self, ctx: StepContext) -> None:
+        if ctx.fleet is not None:
+            return self.fleet.prepare(ctx)
         p = ctx.step.params
         ctx.work_dir.mkdir(parents=True, exist_ok=True)  # for rbd: fio's cwd, its logs
         if "job_file" in p:
@@ -114,6 +120,8 @@ class FioRunner:
                 "rbdname": image}
 
     def run(self, ctx: StepContext) -> StepOutcome:
+        if ctx.fleet is not None:
+            return self.fleet.run(ctx)
         p = ctx.step.params
         job = Path(p["job_file"]) if "job_file" in p else ctx.step_dir / JOB_FILE
         env = ctx.ceph.env() if ctx.ceph is not None and p.get("target") == "rbd" else None
@@ -129,6 +137,8 @@ class FioRunner:
         return outcome
 
     def cleanup(self, ctx: StepContext) -> None:
+        if ctx.fleet is not None:
+            return self.fleet.cleanup(ctx)
         remove_work_dir(ctx)
 
     @staticmethod

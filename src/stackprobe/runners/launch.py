@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from stackprobe.errors import UserError
 from stackprobe.plan.steps import PlannedStep
 from stackprobe.runners.base import TargetInfo
 from stackprobe.runners.ceph_session import CephSession, cephfs_bytes_for, image_bytes_for
@@ -29,8 +30,10 @@ from stackprobe.runners.preflight import (
 from stackprobe.runners.tools import BY_NAME, MEMORY_TOOLS, tool_version
 from stackprobe.store.results import RunResults
 from stackprobe.store.rundir import RunDir, new_run_id
+from stackprobe.suite.hosts import HostsFile
 from stackprobe.suite.models import CephSettings
 from stackprobe.transport.base import Transport
+from stackprobe.transport.fleet import Fleet
 
 
 @dataclass
@@ -49,17 +52,26 @@ def launch(
     out_dir: Path,
     progress: Progress | None = None,
     ceph: CephOptions | None = None,
+    hosts: HostsFile | None = None,
 ) -> tuple[RunResults, Path]:
     """Run the plan; return its results and run directory. UserError before any load."""
-    needed = check_tools(transport, plan)
+    _check_hosts_given(plan, hosts)
+    local_plan = [s for s in plan if not s.hosts or s.kind == "fio"]  # fio fleet: client here
+    needed = check_tools(transport, local_plan)
     check_target(target_base)
-    check_space(target_base, plan)
-    if any(step.kind == "memory" for step in plan):
+    check_space(target_base, [s for s in plan if not s.hosts])
+    if any(step.kind == "memory" for step in local_plan):
         needed = needed + [t for t in MEMORY_TOOLS if t not in needed]
     versions = {name: v for name in needed if (v := tool_version(transport, BY_NAME[name]))}
     run_id = new_run_id(settings.suite_name)
     warnings: list[str] = []
-    session = _ceph_session(plan, ceph or CephOptions(), transport, run_id, warnings)
+    fleet = _open_fleet(plan, hosts, run_id) if hosts is not None else None
+    try:
+        session = _ceph_session(plan, ceph or CephOptions(), transport, run_id, warnings)
+    except BaseException:
+        if fleet is not None:
+            fleet.close()
+        raise
     scratch = make_scratch(target_base, run_id)
     run_dir: RunDir | None = None
     executor: Executor | None = None
@@ -71,7 +83,7 @@ def launch(
         executor = Executor(
             plan, settings, transport, run_dir, out_dir,
             TargetInfo(root=scratch, direct_io=direct), progress, versions, warnings,
-            ceph=session,
+            ceph=session, fleet=fleet,
         )
         if session is not None:
             session.scratch = scratch
@@ -84,7 +96,42 @@ def launch(
             problems = session.teardown()
             if executor is not None:
                 executor.record_session(session.log, problems, scratch / "ceph-fuse.log")
+        if fleet is not None:
+            fleet.clear_interrupt()
+            problems = fleet.close()
+            if executor is not None and problems:
+                executor.record_problems(problems)
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _check_hosts_given(plan: Sequence[PlannedStep], hosts: HostsFile | None) -> None:
+    if hosts is None:
+        on_hosts = [s for s in plan if s.hosts]
+        if on_hosts:
+            raise UserError(f"step {on_hosts[0].id} runs on hosts ({', '.join(on_hosts[0].hosts)})"
+                            ": give the hosts file with --hosts FILE")
+
+
+def _open_fleet(plan: Sequence[PlannedStep], hosts: HostsFile, run_id: str) -> Fleet:
+    """Connect to the hosts the plan uses, make their scratch directories, check their
+    tools; UserError naming each host's problem, before any load."""
+    names = {n for s in plan for n in s.hosts}
+    fleet = Fleet(hosts, names, run_id)
+    fleet.open()
+
+    def tools(h) -> str | None:
+        steps = [s for s in plan if h.name in s.hosts]
+        try:
+            check_tools(h.transport, steps)
+        except UserError as exc:
+            return f"{h.name}: {exc}"
+        return None
+
+    problems = [p for p in fleet.each(tools).values() if p]
+    if problems:
+        fleet.close()
+        raise UserError("; ".join(problems))
+    return fleet
 
 
 def _ceph_session(plan, opts: CephOptions, transport: Transport, run_id: str,
@@ -110,7 +157,7 @@ def _stop_on_signals(executor: Executor) -> Iterator[None]:
         if received["count"] == 1:
             executor.request_stop()
         else:
-            executor.transport.kill()
+            executor.kill()
 
     previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:

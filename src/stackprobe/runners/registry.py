@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from stackprobe.runners.base import Runner
 from stackprobe.runners.ceph_inventory import CephInventoryRunner
+from stackprobe.runners.cpu import CpuRunner
+from stackprobe.runners.disk_baseline import DiskBaselineRunner
 from stackprobe.runners.fio import FioRunner
 from stackprobe.runners.inventory import InventoryRunner
 from stackprobe.runners.memory import MemoryRunner
 from stackprobe.runners.metadata import MetadataRunner
+from stackprobe.runners.network import NetworkRunner
 from stackprobe.runners.osd_bench import OsdBenchRunner
 from stackprobe.runners.rados_bench import RadosBenchRunner
 from stackprobe.runners.rbd_bench import RbdBenchRunner
@@ -23,6 +26,9 @@ RUNNERS: dict[str, Runner] = {
     "rados_bench": RadosBenchRunner(),
     "rbd_bench": RbdBenchRunner(),
     "slo": SloRunner(),
+    "cpu": CpuRunner(),
+    "disk_baseline": DiskBaselineRunner(),
+    "network": NetworkRunner(),
 }
 
 

@@ -111,6 +111,10 @@ class StepResult(_Model):
     error: str | None = None
     warnings: list[str] = Field(default_factory=list)  # problems and doubts
     notes: list[str] = Field(default_factory=list)  # findings: an slo answer, advice
+    hosts: list[str] = Field(default_factory=list)  # the hosts the step ran on (--hosts)
+    # tables the report draws: consistency (per-node figures against their median),
+    # network (the iperf3/ping pair matrix), disk_scaling (each device alone vs together)
+    findings: dict[str, Any] = Field(default_factory=dict)
 
 
 class RunInfo(_Model):
@@ -126,6 +130,7 @@ class RunInfo(_Model):
     tool_versions: dict[str, str] = Field(default_factory=dict)
     command_line: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    hosts: list[dict[str, Any]] = Field(default_factory=list)  # --hosts: name, address, roles
     # the Ceph cluster and pool the run loaded: conf, client, pool, pool_created
     ceph: dict[str, Any] | None = None
     # run-level commands (Ceph pool/image/mount setup and teardown), kept in steps/ceph-session/
