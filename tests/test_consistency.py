@@ -49,14 +49,25 @@ def test_faster_node_is_not_flagged_when_higher_is_better():
 
 
 def test_wide_spread_needs_a_large_robust_z():
-    # node e is 40 % below the median, but the nodes are all over the place: |z| = 1.35
-    values = {"a": 100.0, "b": 80.0, "c": 120.0, "d": 140.0, "e": 60.0}
+    # node e is 20 % below the median (under the 25 % hard limit), but the nodes are all
+    # over the place: |z| = 0.9, not an outlier
+    values = {"a": 100.0, "b": 85.0, "c": 115.0, "d": 130.0, "e": 80.0}
     result = judge(values, metric="m")
-    assert result.mad == 20.0
+    assert result.mad == 15.0
     e = result.figures[-1]
-    assert e.robust_z == pytest.approx(-1.349)
+    assert e.robust_z == pytest.approx(-0.8993, abs=1e-4)
     assert not e.flagged
-    assert flagged_nodes(judge(values, metric="m", z_limit=1.0)) == ["e"]
+
+
+def test_far_below_its_peers_is_flagged_even_when_the_mad_is_noise():
+    # three lab hosts sharing two CPUs: the MAD (10.4) is noise, z is only -1.1
+    result = judge({"h1": 32.2, "h2": 21.8, "h3": 4.4}, metric="memory bandwidth")
+    h3 = result.figures[-1]
+    assert h3.robust_z == pytest.approx(-1.128, abs=1e-3)
+    assert h3.flagged and [f.node for f in result.flagged()] == ["h3"]
+    # 24 % below with noisy peers: not flagged; 26 % below: flagged
+    assert not judge({"a": 100.0, "b": 76.0, "c": 130.0}, metric="m").figures[1].flagged
+    assert judge({"a": 100.0, "b": 74.0, "c": 130.0}, metric="m").figures[1].flagged
 
 
 def test_missing_dimm_sentence():

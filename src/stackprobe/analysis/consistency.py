@@ -13,6 +13,12 @@ node is flagged when both of these hold:
   `z_limit` (3.5 is the usual cut-off for this score), or the MAD is 0 - most nodes are
   identical and this one is not, e.g. [100, 100, 30].
 
+A node worse than the median by more than `hard_deviation` (25%) is flagged whatever the
+others do. With a handful of nodes the MAD is itself made of noise: three nodes measuring
+32, 22 and 4.4 GB/s give a MAD of 10 and a robust z of only -1.1 for the one at 0.2x —
+yet no twin is ever a fifth of its peers for a good reason. Twins that differ by a quarter
+have something to explain (the seeds' missing DIMM was 0.66x).
+
 A node better than the median is never flagged: it is not the broken one.
 """
 
@@ -72,6 +78,7 @@ def judge(
     higher_is_better: bool = True,
     z_limit: float = 3.5,
     min_deviation: float = 0.10,
+    hard_deviation: float = 0.25,
     fmt: Callable[[float], str] | None = None,
 ) -> Consistency | None:
     """Each node's figure against the median of all nodes' (see the module docstring).
@@ -97,7 +104,7 @@ def judge(
         z = Z_SCALE * (value - median) / mad if mad > 0 else None
         worse_by = sign * (median - value) / median  # > 0: on the bad side
         outlier = z is None or abs(z) > z_limit
-        flagged = worse_by > min_deviation and outlier
+        flagged = worse_by > hard_deviation or (worse_by > min_deviation and outlier)
         figures.append(NodeFigure(node, value, value / median, z, flagged))
     spread = (max(values.values()) - min(values.values())) / median * 100
     return Consistency(metric, unit, median, mad, spread, figures, fmt)

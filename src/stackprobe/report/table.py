@@ -114,15 +114,25 @@ def _figure_rows(step: StepResult) -> list[Row]:
         dirs = [(n, d) for n, d in (("read", group.read), ("write", group.write),
                                     ("trim", group.trim)) if d is not None]
         label = step.title if len(groups) == 1 else f"{step.title}: {group.label}"
-        if step.hosts and group.host:
-            label = f"{step.title}: {group.host}" + (f" {group.label}" if group.host != group.label
-                                                      and step.kind != "fio" else "")
+        if step.kind == "disk_baseline":
+            label = _baseline_label(group.host, group.label)
+        elif step.hosts and group.host:
+            label = f"{step.title}: {group.host}"
         for name, d in dirs:
             test = f"{label} ({name})" if len(dirs) > 1 else label
             rows.append(_io_row(test, name, d, step, note, base))
     if not rows:
         rows.append(Row(test=step.title, direction="", status=step.status, note=note, **base))
     return rows
+
+
+def _baseline_label(host: str | None, label: str) -> str:
+    """'Disk h1 /srv/a alone', 'Disk h1: 3 targets together'."""
+    where = f"Disk {host}" if host else "Disk"
+    targets = [t.split(":", 1)[1] for t in label.split(", ") if ":" in t]
+    if label.startswith("single:") and len(targets) == 1:
+        return f"{where} {targets[0]} alone"
+    return f"{where}: {len(targets)} targets together"
 
 
 def _per_host_rows(step: StepResult, base: dict, note: str) -> list[Row]:

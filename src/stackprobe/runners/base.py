@@ -9,6 +9,7 @@ step directory, so raw output is never lost, also when parsing fails.
 from __future__ import annotations
 
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,15 +158,22 @@ def remove_work_dir(ctx: StepContext) -> None:
 
 
 def stop_started(ctx: StepContext) -> list[str]:
-    """Stop the step's background servers (by PID, on their hosts); problems, in words."""
-    problems = []
-    while ctx.started:
-        host, proc = ctx.started.pop()
+    """Stop the step's background servers (by PID, on their hosts, all at once); problems,
+    in words."""
+    started, ctx.started = list(ctx.started), []
+
+    def stop(item) -> str | None:
+        host, proc = item
         try:
             proc.stop(grace_s=5.0)
         except Exception as exc:  # a host gone away: say so, go on with the others
-            problems.append(f"{host}: could not stop {proc.argv[0]} (pid {proc.pid}): {exc}")
-    return problems
+            return f"{host}: could not stop {proc.argv[0]} (pid {proc.pid}): {exc}"
+        return None
+
+    if not started:
+        return []
+    with ThreadPoolExecutor(max_workers=min(32, len(started))) as pool:
+        return [p for p in pool.map(stop, started) if p]
 
 
 MAX_MESSAGE = 300

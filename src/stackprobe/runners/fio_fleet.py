@@ -103,7 +103,7 @@ class FioFleet:
                         on=h.transport)
             return probe.ok
 
-        direct = {h.name: ready(h) for h in handles}
+        direct = ctx.fleet.each(ready, [h.name for h in handles])
         for h in handles:
             (ctx.step_dir / f"job-{h.name}.fio").write_text(
                 self._job(ctx, h, direct[h.name]), encoding="utf-8")
@@ -155,9 +155,9 @@ class FioFleet:
     def cleanup(self, ctx: StepContext) -> None:
         problems = stop_started(ctx)
         if ctx.fleet is not None:
-            for h in ctx.fleet.select(ctx.step.hosts):
-                ctx.execute(f"{h.name}-cleanup", ["rm", "-rf", "--", self._work(ctx, h)],
-                            on=h.transport)
+            ctx.fleet.each(lambda h: ctx.execute(f"{h.name}-cleanup",
+                                                 ["rm", "-rf", "--", self._work(ctx, h)],
+                                                 on=h.transport), ctx.step.hosts)
         if problems:
             raise RuntimeError("; ".join(problems))
 
@@ -177,21 +177,30 @@ class FioFleet:
 
     @staticmethod
     def _start_servers(ctx: StepContext, handles: list[HostHandle]) -> str | None:
-        for h in handles:
+        assert ctx.fleet is not None
+
+        def start(h: HostHandle) -> str | None:
             argv = ["fio", f"--server=ip:{h.host.address},{FIO_SERVER_PORT}"]
             try:
                 proc = h.transport.start(argv, log=f"{h.scratch}/fio-server-{ctx.step.id}.log")
             except OSError as exc:
                 return f"{h.name}: fio server did not start: {exc}"
             ctx.started.append((h.name, proc))
+            return None
+
+        names = [h.name for h in handles]
+        problems = [p for p in ctx.fleet.each(start, names).values() if p]
+        if problems:
+            return "; ".join(problems)
         deadline = time.monotonic() + SERVER_READY_S
-        waiting = list(handles)
+        waiting = list(names)
         while waiting and time.monotonic() < deadline:
             time.sleep(0.2)
-            waiting = [h for h in waiting if not h.listening(FIO_SERVER_PORT)]
+            up = ctx.fleet.each(lambda h: h.listening(FIO_SERVER_PORT), waiting)
+            waiting = [n for n in waiting if not up[n]]
         if waiting:
             return "fio server not listening on " + ", ".join(
-                f"{h.name} ({h.host.address}:{FIO_SERVER_PORT})" for h in waiting)
+                f"{n} ({ctx.fleet[n].host.address}:{FIO_SERVER_PORT})" for n in waiting)
         return None
 
 

@@ -237,7 +237,9 @@ class SshTransport:
 
     async def _alive(self, pid: int) -> bool:
         conn = await self._conn()
-        res = await conn.run(f"kill -0 {int(pid)} 2>/dev/null", check=False)
+        # a zombie (exited, not yet reaped by its new parent) answers kill -0: not alive
+        res = await conn.run(f"kill -0 {int(pid)} 2>/dev/null && ! grep -qs "
+                             f"'^State:[[:space:]]*Z' /proc/{int(pid)}/status", check=False)
         return res.exit_status == 0
 
     async def _stop(self, pid: int | None, grace: float = KILL_GRACE_S) -> None:
