@@ -135,7 +135,7 @@ def test_every_json_plus_bin_key_is_a_bucket_value():
     values = {bucket_value(i) for i in range(PLAT_NR)}
     keys = 0
     for path, doc in _json_plus_docs():
-        for entry in doc["jobs"]:
+        for entry in doc.get("jobs") or doc["client_stats"]:  # client mode: per client
             for name in DIRECTIONS.values():
                 for lat in ("clat_ns", "lat_ns", "slat_ns"):
                     bins = _bins((entry.get(name) or {}).get(lat) or {})

@@ -20,6 +20,7 @@ import pytest
 
 from cephlab import pid_alive
 from conftest import run_cli
+from stackprobe.lab import cgroups as lab_cgroups
 from stackprobe.lab import hosts_lab, netns
 from stackprobe.lab.hosts_lab import SUBNET, HostsLab, HostsLabError, State
 from stackprobe.suite.loader import load_hosts
@@ -54,7 +55,7 @@ def _ours_left() -> dict[str, list[str]]:
                                                      text=True).stdout.splitlines() if line.strip()]
     links = [line.split()[0].split("@")[0] for line in
              subprocess.run(["ip", "-br", "link"], capture_output=True, text=True).stdout.splitlines()]
-    cgroups = [str(p) for root in (hosts_lab.CGROUP_V1_CPU, hosts_lab.CGROUP_V2) if root.is_dir()
+    cgroups = [str(p) for root in (lab_cgroups.CGROUP_V1_CPU, lab_cgroups.CGROUP_V2) if root.is_dir()
                for p in root.glob(f"stackprobe-{PREFIX}-*")]
     return {"netns": [n for n in ns if n.startswith(f"{PREFIX}-")],
             "links": [n for n in links if n.startswith(f"{PREFIX}-")],
@@ -120,7 +121,7 @@ def test_slow_cpu_host_runs_commands_in_the_lab_cgroup(lab):
     assert "stackprobe-" not in cgroups["h1"] and "stackprobe-" not in cgroups["h2"]
     h3 = state.hosts[2]
     assert h3.cgroup and Path(h3.cgroup).is_dir()
-    assert h3.pid in hosts_lab.cgroup_pids(Path(h3.cgroup))
+    assert h3.pid in lab_cgroups.cgroup_pids(Path(h3.cgroup))
 
 
 def test_slow_link_is_a_tbf_on_the_hosts_veth(lab):

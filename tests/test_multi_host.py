@@ -214,3 +214,54 @@ def test_quoted_arguments_run_nothing_extra(lab, tmp_path):
     finally:
         pool.close()
     assert not marker.exists()
+
+
+def _lab_commands(lab, name: str) -> list[int]:
+    """PIDs of `name` running inside the lab's namespaces (commands run over SSH)."""
+    from stackprobe.lab import netns
+
+    pids = []
+    for h in ("h1", "h2", "h3"):
+        inode = netns.netns_inode(f"spm-{h}")
+        for pid in netns.pids_in_netns(inode) if inode else []:
+            try:
+                if Path(f"/proc/{pid}/comm").read_text().strip().startswith(name):
+                    pids.append(pid)
+            except OSError:
+                pass
+    return pids
+
+
+def test_ctrl_c_stops_the_commands_on_every_host(lab, tmp_path):
+    """SIGINT to a run whose step is busy on all hosts: the remote commands stop (by their
+    PIDs), the run ends as interrupted, and each host's scratch directory is removed."""
+    import os
+    import signal
+    import time
+
+    (tmp_path / "s.yaml").write_text("name: long\nsteps:\n  - {kind: cpu, hosts: all, seconds: 300}\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "stackprobe", "run", str(tmp_path / "s.yaml"), "--hosts",
+         str(lab.dir / "hosts.yaml"), "--out", str(tmp_path / "runs"), "--target", str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_lab_commands(lab, "stress-ng")) < 3 and time.monotonic() < deadline:
+            time.sleep(0.3)
+        assert len(_lab_commands(lab, "stress-ng")) >= 3, "stress-ng never started on the hosts"
+        t0 = time.monotonic()
+        os.kill(proc.pid, signal.SIGINT)
+        out, _ = proc.communicate(timeout=60)
+        assert time.monotonic() - t0 < 30
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, out[-2000:]
+    time.sleep(0.5)
+    assert _lab_commands(lab, "stress-ng") == []
+    results = json.loads(next((tmp_path / "runs").glob("*-long/results.json")).read_text())
+    assert results["run"]["status"] == "interrupted"
+    assert results["steps"][0]["status"] == "interrupted"
+    for h in results["run"]["hosts"]:
+        assert not Path(h["scratch"]).exists()

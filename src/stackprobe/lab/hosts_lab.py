@@ -40,6 +40,7 @@ import yaml
 
 from stackprobe.errors import UserError
 from stackprobe.lab import netns
+from stackprobe.lab.cgroups import cgroup_path, cgroup_pids, cgroup_version, make_cpu_cgroup, remove_cgroup
 from stackprobe.store.rundir import atomic_write
 
 STATE_FILE = "state.json"
@@ -57,10 +58,6 @@ SSHD_PRIVSEP_DIR = Path("/run/sshd")
 READY_TIMEOUT_S = 15.0
 SSHD_GRACE_S = 5.0
 LEFTOVER_GRACE_S = 3.0
-CGROUP_RMDIR_TIMEOUT_S = 5.0
-CPU_PERIOD_US = 100_000
-CGROUP_V1_CPU = Path("/sys/fs/cgroup/cpu")
-CGROUP_V2 = Path("/sys/fs/cgroup")
 NIC_SPEED_MBPS = 10_000
 ROLES = ["client", "storage"]
 
@@ -179,59 +176,6 @@ def check_request(n: int, prefix: str, slow_links: dict[str, str], slow_cpus: di
     for host, pct in slow_cpus.items():
         if not 1 <= pct <= 100:
             raise HostsLabError(f"--slow-cpu {host}:{pct}: a percent of one CPU, 1 to 100")
-
-
-# ---------------------------------------------------------------------- cgroups
-def cgroup_version() -> int:
-    """2 when the unified hierarchy has the cpu controller, 1 when a v1 cpu hierarchy is mounted."""
-    controllers = CGROUP_V2 / "cgroup.controllers"
-    if controllers.exists() and "cpu" in controllers.read_text().split():
-        return 2
-    if (CGROUP_V1_CPU / "cpu.cfs_quota_us").exists():
-        return 1
-    raise HostsLabError("no cpu cgroup controller mounted (cgroup v1 /sys/fs/cgroup/cpu or "
-                        "v2 /sys/fs/cgroup with 'cpu'): --slow-cpu is not possible here")
-
-
-def cgroup_path(version: int, prefix: str, host: str) -> Path:
-    root = CGROUP_V2 if version == 2 else CGROUP_V1_CPU
-    return root / f"stackprobe-{prefix}-{host}"
-
-
-def make_cpu_cgroup(path: Path, version: int, percent: int) -> None:
-    quota = percent * CPU_PERIOD_US // 100
-    if version == 2:
-        control = CGROUP_V2 / "cgroup.subtree_control"
-        if "cpu" not in control.read_text().split():
-            control.write_text("+cpu")  # children of the root may then use cpu.max
-    path.mkdir()
-    if version == 2:
-        (path / "cpu.max").write_text(f"{quota} {CPU_PERIOD_US}")
-    else:
-        (path / "cpu.cfs_period_us").write_text(str(CPU_PERIOD_US))
-        (path / "cpu.cfs_quota_us").write_text(str(quota))
-
-
-def cgroup_pids(path: Path) -> list[int]:
-    try:
-        return [int(p) for p in (path / "cgroup.procs").read_text().split()]
-    except (OSError, ValueError):
-        return []
-
-
-def remove_cgroup(path: Path) -> None:
-    deadline = time.monotonic() + CGROUP_RMDIR_TIMEOUT_S
-    while True:
-        try:
-            path.rmdir()
-            return
-        except FileNotFoundError:
-            return
-        except OSError as exc:
-            if time.monotonic() > deadline:
-                raise HostsLabError(f"{path}: not removable ({exc.strerror}; "
-                                    f"tasks {cgroup_pids(path)})") from None
-            time.sleep(0.1)
 
 
 # ---------------------------------------------------------------------- processes

@@ -115,6 +115,12 @@ class StepResult(_Model):
     # tables the report draws: consistency (per-node figures against their median),
     # network (the iperf3/ping pair matrix), disk_scaling (each device alone vs together)
     findings: dict[str, Any] = Field(default_factory=dict)
+    # what the hosts did during the step: {host: {file, interval_s, summary}}; the per-second
+    # samples are in steps/<id>/<file> (monitor/, docs/results-schema.md)
+    monitor: dict[str, Any] = Field(default_factory=dict)
+    hints: list[str] = Field(default_factory=list)  # where the limit was: 'vda 98% busy', ...
+    # over-time verdict of the tool's per-second series: {cov, dips, stalls, verdict, ...}
+    stability: dict[str, Any] | None = None
 
 
 class RunInfo(_Model):
