@@ -15,7 +15,12 @@ Both sides run pinned to one CPU (taskset): unpinned, the null job swings betwee
 job share a CPU. Pinning the whole stackprobe process tree to the same CPU as fio is also
 the strict test: any CPU stackprobe spends while fio runs is taken from fio.
 
-Usage: python bench/overhead.py [--pairs N] [--runtime S]
+stackprobe runs as users run it: with its per-second resource monitoring on (sadc sampling
+CPU, memory, disks and NICs, on the same pinned CPU) and the monitor files written after
+the step; `--no-monitor` measures it without, for comparison. The monitoring state is
+printed with the ratio: `overhead_ratio=<median> monitor=on`.
+
+Usage: python bench/overhead.py [--pairs N] [--runtime S] [--no-monitor]
 """
 
 from __future__ import annotations
@@ -58,9 +63,11 @@ def run_bare(job: Path, cpu: int) -> float:
     return iops_of(proc.stdout)
 
 
-def run_stackprobe(suite: Path, work: Path, out: Path, cpu: int) -> float:
+def run_stackprobe(suite: Path, work: Path, out: Path, cpu: int, monitor: bool) -> float:
     stackprobe = pinned(cpu) + [sys.executable, "-m", "stackprobe"]
-    subprocess.run(stackprobe + ["run", str(suite), "--target", str(work), "--out", str(out)],
+    flags = [] if monitor else ["--no-monitor"]
+    subprocess.run(stackprobe + ["run", str(suite), "--target", str(work), "--out", str(out),
+                                 *flags],
                    capture_output=True, text=True, check=True,
                    env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
     run_dir = max((p for p in out.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)
@@ -68,6 +75,8 @@ def run_stackprobe(suite: Path, work: Path, out: Path, cpu: int) -> float:
     step = results["steps"][0]
     if step["status"] != "ok":
         raise SystemExit(f"stackprobe step failed: {step['error']}")
+    if monitor and not step.get("monitor"):
+        raise SystemExit(f"monitoring was on but recorded nothing: {step.get('warnings')}")
     return sum(r["read"]["iops"] for r in step["records"])
 
 
@@ -77,7 +86,9 @@ def main() -> None:
     ap.add_argument("--runtime", type=int, default=3)
     ap.add_argument("--cpu", type=int, default=(os.cpu_count() or 1) - 1,
                     help="CPU both sides are pinned to (default: the last one)")
+    ap.add_argument("--no-monitor", action="store_true", help="stackprobe without monitoring")
     args = ap.parse_args()
+    monitor = not args.no_monitor
     if args.pairs < 5:
         ap.error("at least 5 pairs")
     tmp = Path(tempfile.mkdtemp(prefix="stackprobe-bench-"))
@@ -96,9 +107,9 @@ def main() -> None:
             for pair in range(args.pairs):
                 if pair % 2 == 0:
                     bare = run_bare(job, args.cpu)
-                    sp = run_stackprobe(suite, work, tmp / "runs", args.cpu)
+                    sp = run_stackprobe(suite, work, tmp / "runs", args.cpu, monitor)
                 else:
-                    sp = run_stackprobe(suite, work, tmp / "runs", args.cpu)
+                    sp = run_stackprobe(suite, work, tmp / "runs", args.cpu, monitor)
                     bare = run_bare(job, args.cpu)
                 ratios[name].append(sp / bare)
                 print(f"{name:10s} pair {pair + 1}: bare {bare:12.0f} IOPS  "
@@ -107,7 +118,7 @@ def main() -> None:
             print(f"{name:10s} median ratio {statistics.median(values):.4f} "
                   f"(min {min(values):.4f}, max {max(values):.4f}, {len(values)} pairs)")
         overall = statistics.median([r for values in ratios.values() for r in values])
-        print(f"overhead_ratio={overall:.4f}")
+        print(f"overhead_ratio={overall:.4f} monitor={'on' if monitor else 'off'}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         shutil.rmtree(shm, ignore_errors=True)

@@ -37,6 +37,9 @@ def run(
     hosts_file: Path = typer.Option(
         None, "--hosts", help="hosts.yaml: the machines steps with `hosts:` run on (over SSH).",
     ),
+    no_monitor: bool = typer.Option(
+        False, "--no-monitor", help="Do not sample CPU, memory, disks and NICs during steps.",
+    ),
 ) -> None:
     """Run a suite (default: quick) and print its summary table."""
     console = Console()
@@ -50,6 +53,7 @@ def run(
         suite_text=loaded.text,
         target_label=str(base),
         fail_fast=fail_fast,
+        monitor=not no_monitor,
         command_line=tuple(sys.argv),
     )
     with RunProgress(plan, console) as progress:

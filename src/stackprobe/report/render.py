@@ -93,6 +93,17 @@ def warnings_of(results: RunResults) -> list[str]:
     return out
 
 
+def limits_of(results: RunResults) -> list[str]:
+    """Per step, where the limit was (bottleneck hints from monitoring) and whether the
+    throughput held over time (the stability verdict of the tool's per-second series)."""
+    out = []
+    for step in results.steps:
+        out.extend(f"{step.id}: {h}" for h in step.hints)
+        for part in (step.stability or {}).get("parts", []):
+            out.append(f"{step.id}: {part['sentence']}")
+    return out
+
+
 def to_markdown(results: RunResults) -> str:
     run = results.run
     took = ""
@@ -127,6 +138,9 @@ def to_markdown(results: RunResults) -> str:
         lines.append("|" + "---|" * len(table.headers))
         lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in table.rows]
         lines += [f"\n_{n}_" for n in table.notes]
+    limits = limits_of(results)
+    if limits:
+        lines += ["", "## Limits and stability", ""] + [f"- {x}" for x in limits]
     notes = warnings_of(results)
     if notes:
         lines += ["", "## Warnings", ""] + [f"- {w}" for w in notes]
@@ -153,5 +167,6 @@ def to_json(results: RunResults) -> str:
         "run": results.run.model_dump(mode="json"),
         "rows": [row.as_dict() for row in summary_rows(results)],
         "warnings": warnings_of(results),
+        "limits": limits_of(results),
     }
     return json.dumps(doc, indent=1) + "\n"

@@ -11,6 +11,7 @@ from stackprobe.report.render import (
     LAYER_TITLES,
     environment_lines,
     extra_tables,
+    limits_of,
     formatted,
     warnings_of,
 )
@@ -69,6 +70,8 @@ def print_summary(results: RunResults, console: Console, run_path: str | None = 
         console.print(t)
         for note in extra.notes:
             console.print(f"  {note}")
+    for x in limits_of(results):
+        console.print(f"  [cyan]›[/] {x}")
     for w in warnings_of(results):
         console.print(f"  [yellow]![/] {w}")
     if run_path:

@@ -20,6 +20,7 @@ from typing import Protocol
 from stackprobe import __version__
 from stackprobe.analysis.noise import should_repeat
 from stackprobe.analysis.repeats import DEFAULT_NOISY_COV
+from stackprobe.analysis.stability import judge_records
 from stackprobe.analysis.step_summary import summarise_step
 from stackprobe.errors import UserError
 from stackprobe.plan.steps import PlannedStep
@@ -27,6 +28,7 @@ from stackprobe.runners.base import StepContext, StepOutcome, TargetInfo, comman
 from stackprobe.runners.ceph_session import CephSession
 from stackprobe.runners.per_node import combine_hosts
 from stackprobe.runners.registry import runner_for
+from stackprobe.runners.step_monitor import StepMonitors
 from stackprobe.store.index import record_run
 from stackprobe.store.results import CommandRecord, RunInfo, RunResults, StepResult
 from stackprobe.store.rundir import RunDir, atomic_write, utc_now_iso
@@ -51,6 +53,7 @@ class RunSettings:
     target_label: str
     fail_fast: bool = False
     command_line: tuple[str, ...] = ()
+    monitor: bool = True  # sadc on every host of every step (--no-monitor: off)
 
 
 def step_timeout(step: PlannedStep) -> float:
@@ -82,6 +85,7 @@ class Executor:
         self.progress = progress
         self.ceph = ceph
         self.fleet = fleet
+        self._link_speeds: dict[str, dict[str, float]] = {}  # host -> nic -> Mb/s
         self.stop_requested = False
         self.setup_failed = False
         self.results = RunResults(
@@ -154,6 +158,8 @@ class Executor:
         if self.progress:
             self.progress.step_started(step)
         t0 = time.monotonic()
+        monitors = self._monitors(step)
+        monitors.start()
         if step.per_node:
             outcome, commands = self._run_per_node(step)
         else:
@@ -172,12 +178,25 @@ class Executor:
         result.warnings.extend(outcome.warnings)
         result.notes.extend(outcome.notes)
         result.findings.update(outcome.findings)
+        result.stability = judge_records(outcome.records)
+        result.monitor, result.hints, problems = monitors.stop(self.run_dir.step_dir(step.id))
+        result.warnings.extend(problems)
         result.commands = commands
         base = self.run_dir.step_dir(step.id)
         result.artifacts = sorted(str(p.relative_to(base)) for p in base.rglob("*") if p.is_file())
         self._save()
         if self.progress:
             self.progress.step_finished(step, result)
+
+    def _monitors(self, step: PlannedStep) -> StepMonitors:
+        """sadc on every host the step runs on (none with --no-monitor)."""
+        if not self.settings.monitor:
+            targets = []
+        elif step.hosts and self.fleet is not None:
+            targets = [(h.name, h.transport, h.scratch) for h in self.fleet.select(step.hosts)]
+        else:
+            targets = [(self.transport.host, self.transport, str(self.target.root))]
+        return StepMonitors(targets, self._link_speeds)
 
     def _context_maker(self, step: PlannedStep, host: HostHandle | None = None):
         """sub -> the StepContext of one run of the step, locally or on one host."""

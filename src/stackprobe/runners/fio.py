@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 from stackprobe.parsers.fio_json import FioJsonError, parse_fio_json
+from stackprobe.parsers.fio_log import series_from_logs
 from stackprobe.parsers.records import IoRecord
 from stackprobe.runners.base import (
     StepContext,
@@ -25,6 +26,7 @@ from stackprobe.runners.steady import SteadyMonitor
 from stackprobe.units import parse_duration_s
 
 JOB_FILE = "job.fio"
+LOG_NAME = "persec"  # fio's per-second logs: persec_iops.1.log, persec_bw.1.log
 # Files fio writes itself (per-IO and histogram logs) that belong beside its output.
 OWN_OUTPUT_GLOBS = ("*.log", "*.log.gz")
 
@@ -108,7 +110,7 @@ class FioRunner:
             return
         engine = self._rbd_engine(ctx) if p.get("target") == "rbd" else None
         job = build_job(ctx.step.name, p, directory=None if engine else str(ctx.work_dir),
-                        engine=engine, direct_io=_direct_ok(ctx))
+                        engine=engine, direct_io=_direct_ok(ctx), log_name=LOG_NAME)
         (ctx.step_dir / JOB_FILE).write_text(job, encoding="utf-8")
 
     @staticmethod
@@ -131,6 +133,7 @@ class FioRunner:
         if monitor is not None:
             outcome.steady = steady_summary(monitor, ctx)
         self._collect_own_outputs(ctx)
+        self._series_from_logs(ctx, outcome)
         if not _direct_ok(ctx) and "job_file" not in p and p.get("direct"):
             outcome.warnings.append("direct=1 requested but the target does not support "
                                     "O_DIRECT: ran buffered (page cache in play)")
@@ -140,6 +143,22 @@ class FioRunner:
         if ctx.fleet is not None:
             return self.fleet.cleanup(ctx)
         remove_work_dir(ctx)
+
+    @staticmethod
+    def _series_from_logs(ctx: StepContext, outcome: StepOutcome) -> None:
+        """The step's per-second series from fio's logs, for a step reported as one group
+        (the series is the group's) that has none from steady-state monitoring."""
+        io = [r for r in outcome.records if isinstance(r, IoRecord)]
+        if len(io) != 1 or io[0].series:
+            return
+        iops = sorted(ctx.step_dir.glob(f"{LOG_NAME}_iops.*.log"))
+        bw = sorted(ctx.step_dir.glob(f"{LOG_NAME}_bw.*.log"))
+        try:
+            series = series_from_logs([f.read_text() for f in iops], [f.read_text() for f in bw])
+        except (OSError, ValueError) as exc:
+            outcome.warnings.append(f"per-second fio logs unreadable: {exc}")
+            return
+        io[0].series = series or None
 
     @staticmethod
     def _collect_own_outputs(ctx: StepContext) -> None:

@@ -35,11 +35,13 @@ def build_job(
     directory: str | None,
     engine: dict[str, str] | None = None,
     direct_io: bool = True,
+    log_name: str | None = None,
 ) -> str:
     """A single-job fio job file for a `fio` step's parameters.
 
     `directory` is where the job's files go (None for engines without files, such as rbd);
     `engine` overrides the I/O engine and adds its options (ioengine=rbd, pool, rbdname...).
+    `log_name` adds fio's per-second iops/bw logs (`<log_name>_iops.<job>.log`).
     """
     options = dict(params.get("options", {}))
     core = {k: v for k, v in params.items() if k not in NOT_FIO_OPTIONS}
@@ -54,7 +56,10 @@ def build_job(
     # lat_percentiles: total-latency percentiles too, so tables can show a p99 of the same
     # quantity as the mean; completion latency alone hides the time an engine spends in
     # submission (libaio on FUSE does the whole I/O inside io_submit).
-    lines += ["group_reporting=1", "lat_percentiles=1", f"[{name}]"]
+    lines += ["group_reporting=1", "lat_percentiles=1"]
+    if log_name:  # per-second IOPS and bandwidth: stability over time, aligned with monitoring
+        lines += [f"write_iops_log={log_name}", f"write_bw_log={log_name}", "log_avg_msec=1000"]
+    lines.append(f"[{name}]")
     for key in _ORDER:
         if key in core:
             lines.append(_line(key, core[key]))
