@@ -11,7 +11,7 @@ import sys
 import typer
 
 from stackprobe import __version__
-from stackprobe.cli import doctor_cmd, ingest_cmd, lab_cmd, plan_cmd, run_cmd, show_cmd
+from stackprobe.cli import compare_cmd, doctor_cmd, ingest_cmd, lab_cmd, plan_cmd, run_cmd, show_cmd
 from stackprobe.errors import UserError
 
 app = typer.Typer(
@@ -28,6 +28,7 @@ app.command("doctor")(doctor_cmd.doctor)
 app.command("ingest")(ingest_cmd.ingest)
 app.command("show")(show_cmd.show)
 app.command("report")(show_cmd.report)
+app.command("compare")(compare_cmd.compare_runs)
 app.add_typer(lab_cmd.lab_app, name="lab")
 
 

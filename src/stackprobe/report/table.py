@@ -137,19 +137,26 @@ def _baseline_label(host: str | None, label: str) -> str:
 
 def _per_host_rows(step: StepResult, base: dict, note: str) -> list[Row]:
     """CPU throughput (any step), and memory bandwidth of a step run on several hosts: one
-    row per host and figure (their comparison is the consistency table's)."""
-    rows = []
+    row per host and figure (their comparison is the consistency table's); a repeated
+    step's row is the mean over its runs."""
+    groups: dict[tuple, list] = {}
     for rec in step.records:
+        if isinstance(rec, CpuRecord) or (isinstance(rec, MemBwRecord) and step.hosts):
+            what = rec.stressor if isinstance(rec, CpuRecord) else rec.operation
+            groups.setdefault((type(rec).__name__, rec.host, what), []).append(rec)
+    rows = []
+    for recs in groups.values():
+        rec, runs = recs[0], len(recs)
         if isinstance(rec, CpuRecord):
             where = f" ({rec.host})" if step.hosts and rec.host else ""
             workload = f"{rec.workers or '?'} workers, {rec.seconds:g} s"
             rows.append(Row(test=f"CPU {rec.stressor} bogo ops/s{where}", direction="",
-                            iops=rec.bogo_ops_per_s, headline="iops", status=step.status,
-                            note=note, **{**base, "workload": workload}))
-        elif isinstance(rec, MemBwRecord) and step.hosts:
+                            iops=sum(r.bogo_ops_per_s for r in recs) / runs, headline="iops",
+                            status=step.status, note=note, **{**base, "workload": workload}))
+        else:
             rows.append(Row(test=f"Memory {rec.operation} bandwidth ({rec.tool}, {rec.host})",
-                            direction=rec.operation, bw_bytes=rec.bw_bytes, headline="bw",
-                            status=step.status, note=note,
+                            direction=rec.operation, bw_bytes=sum(r.bw_bytes for r in recs) / runs,
+                            headline="bw", status=step.status, note=note,
                             **{**base, "workload": _mem_workload(step)}))
     return rows
 

@@ -1,0 +1,636 @@
+"""Several runs side by side: the same workloads paired across runs, the change against the
+first run, and whether that change is beyond the run-to-run noise.
+
+Why this exists: benchmark results are mostly read as comparisons — ARM against x86 on the
+same disks (seed 001), before and after a kernel, Ceph or tuning change. Two `show` tables
+next to each other leave the reader to pair rows by eye, where a renamed title or a
+reordered suite pairs the wrong ones, and to guess whether +4% is a change or scatter.
+Here rows are paired by what was measured, never by their names, and a change is called
+real only when both runs repeated the step and the repetitions say so.
+
+Pairing (docs/compare.md): a row's key is its step's workload — layer, kind, the
+parameters that shape the I/O (sizes normalised, fio's defaults dropped, the number of
+hosts of a fleet step) — plus the row's place in the step (group or host, direction).
+Titles, names and headline choices are ignored (people rename things); so are how long a
+step measured (runtime, ramp_time, seconds, steady_state: they change the precision, not
+the workload; differences are listed in the notes) and thresholds that only judge results.
+
+Noise: Welch's t-test on the row's headline figure in each repetition of both runs, 5%
+two-sided, degrees of freedom rounded down (the conservative side). A run that measured
+once has no spread to test against: its cell says "single run" and claims nothing.
+
+Everything here is pure: RunResults in, rows and formatted tables out.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import PurePath
+from typing import Any
+
+from stackprobe.analysis.noise import spread, t_975
+from stackprobe.analysis.step_summary import summarise_one
+from stackprobe.parsers.records import InventoryRecord
+from stackprobe.plan.steps import FLEET_KINDS
+from stackprobe.report.render import LAYER_TITLES
+from stackprobe.report.table import Row, summary_rows
+from stackprobe.report.text_table import TextTable
+from stackprobe.store.results import RunResults, StepResult
+from stackprobe.suite.models import LAYERS
+from stackprobe.units import fmt_bw, fmt_bytes, fmt_iops, fmt_ns, parse_size
+
+BEYOND_NOISE = "beyond noise"
+WITHIN_NOISE = "within noise"
+SINGLE_RUN = "single run"
+NO_ROW_SPREAD = "no per-row spread"  # repeated, but the repetitions of this row are unknown
+NOT_IN_RUN = "not in this run"
+
+# How long (or until when) a step measured: a longer run is a more precise figure of the
+# same workload, so these do not split a match; their differences go to the notes.
+DURATION_PARAMS = ("runtime", "ramp_time", "time_based", "seconds", "steady_state")
+# Parameters that never change the load: what a report concludes from the figures
+# (advice, thresholds of flags), the port iperf3 listens on; and lists whose items become
+# rows of their own (memory/metadata operations, rados bench modes), matched row by row.
+NOT_WORKLOAD_PARAMS = ("advice", "min_aggregate", "threshold_pct", "slow_fraction", "asymmetry",
+                       "port", "operations", "modes")
+# fio options that only change what fio writes down, not the I/O it does
+REPORTING_OPTIONS = frozenset({
+    "write_bw_log", "write_iops_log", "write_lat_log", "write_hist_log", "log_avg_msec",
+    "log_hist_msec", "log_max_value", "per_job_logs", "group_reporting", "percentile_list",
+    "lat_percentiles", "clat_percentiles", "slat_percentiles", "status-interval",
+    "status_interval", "output-format", "description", "stats",
+})
+# fio's own defaults: writing them down or leaving them out is the same workload
+FIO_DEFAULTS: dict[str, Any] = {"iodepth": 1, "numjobs": 1, "direct": 0, "rwmixread": 50,
+                                "ioengine": "psync", "target": "local"}
+MIXED_RW = ("rw", "readwrite", "randrw")
+SIZE_PARAMS = ("bs", "size", "block_size", "io_size", "io_total", "bytes", "file_size")
+# kinds whose row names never contain the step's title (so nothing is stripped from them)
+TITLE_FREE_KINDS = ("memory", "cpu", "metadata", "osd_bench", "disk_baseline")
+
+StepKey = tuple[Any, ...]
+RowKey = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Side:
+    """One run's part of a matched row."""
+
+    label: str  # 'A', 'B', ...
+    row: Row | None  # None: the run has no such row (see `absent`)
+    value: float | None = None  # the headline figure (the first run's choice of headline)
+    repeat_values: tuple[float, ...] = ()  # that figure in each repetition (>= 2) or ()
+    absent: str = ""  # why there is no row: 'not in this run', 'failed: <error>'
+    change_pct: float | None = None  # against the first run's value
+    better: bool | None = None  # None: no change, or nothing to compare with
+    verdict: str | None = None  # BEYOND_NOISE / WITHIN_NOISE / SINGLE_RUN / NO_ROW_SPREAD
+
+    @property
+    def ci95_pct(self) -> float | None:
+        """Half-width of the 95% interval of `value`, % of it, from the repetitions."""
+        if len(self.repeat_values) < 2:
+            return None
+        s = spread(self.repeat_values)
+        return s.half_width / abs(s.mean) * 100 if s.mean and s.half_width is not None else None
+
+
+@dataclass(frozen=True)
+class MatchedRow:
+    """One workload (and direction, and host) across every run."""
+
+    layer: str
+    test: str  # as the first run that has the row names it
+    workload: str
+    direction: str
+    headline: str  # 'bw', 'iops' or 'lat': the figure compared
+    sides: tuple[Side, ...]
+
+    @property
+    def present_in(self) -> list[str]:
+        return [s.label for s in self.sides if s.row is not None]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    labels: list[str]
+    legend: list[tuple[str, str]]  # (label, what the run is)
+    differences: list[tuple[str, str]]  # (what, text): suite, target, what else differs
+    rows: list[MatchedRow]
+    notes: list[str]  # settings that differ in matched steps, how to read the table
+
+
+def run_labels(count: int) -> list[str]:
+    """'A', 'B', ... 'Z', then 'R27', 'R28', ..."""
+    return [chr(ord("A") + i) if i < 26 else f"R{i + 1}" for i in range(count)]
+
+
+def run_legend(runs: Sequence[RunResults]) -> list[tuple[str, str]]:
+    """(label, run id, its controller host and start time) for the table's Run column."""
+    return [(label, f"{r.run.id} (host {r.run.host}, started {r.run.started}, {r.run.status})")
+            for label, r in zip(run_labels(len(runs)), runs)]
+
+
+# --- matching ---------------------------------------------------------------------------
+
+def workload_key(step: StepResult) -> StepKey:
+    """What a step loaded the system with, independent of how it was named or titled."""
+    params = {k: v for k, v in step.params.items()
+              if k not in DURATION_PARAMS and k not in NOT_WORKLOAD_PARAMS}
+    options = {k: v for k, v in (params.pop("options", None) or {}).items()
+               if k not in REPORTING_OPTIONS}
+    if step.kind in ("fio", "slo"):
+        params = _without_fio_defaults(params)
+    if "job_file" in params:  # resolved to an absolute path that differs between machines
+        params["job_file"] = PurePath(str(params["job_file"])).name
+    items = [(k, _canonical(k, v)) for k, v in params.items()]
+    items += [(f"options.{k}", _canonical(k, v)) for k, v in options.items()]
+    fleet_size = len(step.hosts) if step.kind in FLEET_KINDS else 0
+    return (step.layer, step.kind, tuple(sorted(items)), fleet_size)
+
+
+def _without_fio_defaults(params: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in params.items()
+           if not (k in FIO_DEFAULTS and _canonical(k, v) == _canonical(k, FIO_DEFAULTS[k]))}
+    if str(params.get("rw", "")) not in MIXED_RW:
+        out.pop("rwmixread", None)  # the read share of a workload that does not mix
+    return out
+
+
+def _canonical(key: str, value: Any) -> str:
+    """One spelling per value: '4k' == '4K' == 4096 for sizes, True == 1, 5.0 == 5."""
+    if key in SIZE_PARAMS and isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        try:
+            return str(parse_size(value))
+        except ValueError:
+            return str(value).lower()
+    if isinstance(value, bool):
+        value = int(value)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, str):
+        return value.strip()
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _row_place(step: StepResult, row: Row) -> tuple[str, str]:
+    """Where a row sits in its step (group or host label, direction), without the title."""
+    test = row.test
+    if step.kind not in TITLE_FREE_KINDS and test.startswith(step.title):
+        test = test[len(step.title):]
+    return test, row.direction
+
+
+def headline_name(row: Row) -> str | None:
+    """The figure a row is about: its step's headline, else the first figure it has."""
+    if row.headline in ("bw", "iops", "lat") and _figure(row, row.headline) is not None:
+        return row.headline
+    return next((n for n in ("iops", "bw", "lat") if _figure(row, n) is not None), None)
+
+
+def _figure(row: Row, name: str) -> float | None:
+    return {"bw": row.bw_bytes, "iops": row.iops, "lat": row.lat_mean_ns}.get(name)
+
+
+def _has_figures(row: Row) -> bool:
+    return any(v is not None for v in (row.bw_bytes, row.iops, row.lat_mean_ns, row.p99_ns))
+
+
+@dataclass(frozen=True)
+class _RunRows:
+    """One run's rows by key, with what the matching needs beside them."""
+
+    rows: dict[RowKey, Row]
+    steps: dict[StepKey, StepResult]  # every measuring step, by its key (with occurrence)
+    repeats: dict[RowKey, tuple[float, ...]]  # per-repetition headline figures, when known
+
+
+def _keyed_rows(results: RunResults) -> _RunRows:
+    by_id = {s.id: s for s in results.steps}
+    rows_of: dict[str, list[Row]] = {}
+    for row in summary_rows(results):
+        rows_of.setdefault(row.step, []).append(row)
+    seen_steps: Counter[StepKey] = Counter()
+    rows: dict[RowKey, Row] = {}
+    steps: dict[StepKey, StepResult] = {}
+    repeats: dict[RowKey, tuple[float, ...]] = {}
+    for step_id, step_rows in rows_of.items():
+        step = by_id[step_id]
+        base = workload_key(step)
+        step_key = (*base, seen_steps[base])
+        seen_steps[base] += 1
+        steps[step_key] = step
+        for place, row, values in _step_rows(results, step, step_rows):
+            rows[(*step_key, *place)] = row
+            if values:
+                repeats[(*step_key, *place)] = values
+    return _RunRows(rows, steps, repeats)
+
+
+def _places(step: StepResult, rows: Sequence[Row]) -> list[tuple[str, str, int]]:
+    seen: Counter[tuple[str, str]] = Counter()
+    out = []
+    for row in rows:
+        place = _row_place(step, row)
+        out.append((*place, seen[place]))
+        seen[place] += 1
+    return out
+
+
+def _step_rows(results: RunResults, step: StepResult, rows: Sequence[Row]
+               ) -> list[tuple[tuple[str, str, int], Row, tuple[float, ...]]]:
+    """(place, row, the row's headline figure per repetition) for each row of a step."""
+    places = _places(step, rows)
+    per_rep = _repetition_rows(results, step)
+    if not per_rep:
+        return [(place, row, _step_repeat_values(step, rows, row))
+                for place, row in zip(places, rows)]
+    rep_places = [dict(zip(_places(step, rep_rows), rep_rows)) for rep_rows in per_rep]
+    listed_per_repetition = len(rows) == sum(map(len, per_rep)) > len(per_rep[0])
+    if not listed_per_repetition:
+        return [(place, row, _figures_of(place, row, rep_places))
+                for place, row in zip(places, rows)]
+    # the summary listed each repetition's records as rows of their own (per-host memory
+    # and CPU rows come straight from records): one row per place, as the runs' mean
+    out = []
+    for place, first in rep_places[0].items():
+        same = [reps[place] for reps in rep_places if place in reps]
+        if len(same) != len(rep_places):
+            continue
+        merged = replace(first, bw_bytes=_mean_of([r.bw_bytes for r in same]),
+                         iops=_mean_of([r.iops for r in same]),
+                         lat_mean_ns=_mean_of([r.lat_mean_ns for r in same]),
+                         p99_ns=None,  # percentiles are never averaged
+                         runs=len(same), ci95_pct=None, cov_pct=None, noisy=False)
+        out.append((place, merged, _figures_of(place, first, rep_places)))
+    return out
+
+
+def _figures_of(place: tuple, row: Row, rep_places: list[dict[tuple, Row]]) -> tuple[float, ...]:
+    """The headline figure `row` is about, in each repetition (() unless every one has it)."""
+    name = headline_name(row)
+    values = [_figure(reps[place], name) for reps in rep_places if place in reps and name]
+    if len(values) != len(rep_places) or any(v is None for v in values):
+        return ()
+    return tuple(v for v in values if v is not None)
+
+
+def _mean_of(values: list[float | None]) -> float | None:
+    return None if any(v is None for v in values) else statistics.fmean(
+        v for v in values if v is not None)
+
+
+def _repetition_rows(results: RunResults, step: StepResult) -> list[list[Row]]:
+    """A repeated step's rows in each repetition, from its records summarised one
+    repetition at a time (as the run did); [] for a step run once."""
+    reps = sorted({r.repetition for r in step.records if getattr(r, "repetition", None)})
+    if len(reps) < 2:
+        return []
+    out = []
+    for rep in reps:
+        records = [r for r in step.records if getattr(r, "repetition", None) == rep]
+        one = step.model_copy(update={"records": records,
+                                      "summary": summarise_one(step.headline, records)})
+        out.append(summary_rows(results.model_copy(update={"steps": [one]})))
+    return out
+
+
+def _step_repeat_values(step: StepResult, step_rows: Sequence[Row], row: Row) -> tuple[float, ...]:
+    """Without records per repetition: the step's own repeat values, when this row is the
+    step's only row and so its headline figure is the one they describe."""
+    rep = step.summary.repeat if step.summary else None
+    if rep is None or len(rep.values) < 2 or len(step_rows) != 1:
+        return ()
+    name = headline_name(row)
+    value = _figure(row, name) if name else None
+    if value is None or not math.isclose(value, rep.mean, rel_tol=1e-6):
+        return ()
+    return tuple(rep.values)
+
+
+def match_rows(runs: Sequence[RunResults]) -> list[MatchedRow]:
+    """Every row of every run, paired by workload, in the ladder's order; a row some runs
+    lack is kept, with those runs' sides saying why."""
+    return _match([_keyed_rows(r) for r in runs], run_labels(len(runs)))
+
+
+def _match(keyed: Sequence[_RunRows], labels: Sequence[str]) -> list[MatchedRow]:
+    order: dict[RowKey, None] = {}
+    for run in keyed:
+        order.update(dict.fromkeys(run.rows))
+    steps_with_figures = {key[:-3] for key in order
+                          if any(key in run.rows and _has_figures(run.rows[key]) for run in keyed)}
+    matched = []
+    for key in order:
+        present = [run.rows[key] for run in keyed if key in run.rows]
+        if not any(_has_figures(r) for r in present):
+            # a step without figures (failed, or whose result is a table of its own): its
+            # status shows in its figure rows' place when another run measured it, and
+            # alone only when it did not go well
+            if key[:-3] in steps_with_figures or all(r.status == "ok" for r in present):
+                continue
+        first = present[0]
+        headline = headline_name(first) or next(
+            (h for h in map(headline_name, present) if h), "iops")
+        sides = [_side(label, run, key, headline) for label, run in zip(labels, keyed)]
+        sides = [sides[0]] + [_with_change(sides[0], s, headline) for s in sides[1:]]
+        matched.append(MatchedRow(layer=first.layer, test=first.test, workload=first.workload,
+                                  direction=first.direction, headline=headline,
+                                  sides=tuple(sides)))
+    order_of_layer = {layer: i for i, layer in enumerate(LAYERS)}
+    return sorted(matched, key=lambda m: order_of_layer.get(m.layer, len(LAYERS)))
+
+
+def _side(label: str, run: _RunRows, key: RowKey, headline: str) -> Side:
+    row = run.rows.get(key)
+    if row is not None and _has_figures(row):
+        return Side(label=label, row=row, value=_figure(row, headline),
+                    repeat_values=run.repeats.get(key, ()))
+    step = run.steps.get(key[:-3])
+    if row is not None:
+        status, note = row.status, row.note
+    elif step is not None:
+        status, note = step.status, step.error or ""
+    else:
+        return Side(label=label, row=None, absent=NOT_IN_RUN)
+    if status == "ok":
+        return Side(label=label, row=None, absent=NOT_IN_RUN if row is None else "no figures")
+    return Side(label=label, row=None, absent=status + (f": {note}" if note else ""))
+
+
+def _with_change(base: Side, side: Side, headline: str) -> Side:
+    if side.row is None or side.value is None or base.value is None:
+        return side
+    change = (side.value - base.value) / abs(base.value) * 100 if base.value else None
+    better = None if not change else (change < 0) == (headline == "lat")
+    return replace(side, change_pct=change, better=better, verdict=noise_verdict(base, side))
+
+
+def noise_verdict(base: Side, side: Side) -> str:
+    """Whether `side` differs from `base` beyond their repetitions' scatter."""
+    repeated = [len(s.repeat_values) > 1 or (s.row is not None and (s.row.runs or 0) > 1)
+                for s in (base, side)]
+    if not all(repeated):
+        return SINGLE_RUN
+    if len(base.repeat_values) < 2 or len(side.repeat_values) < 2:
+        return NO_ROW_SPREAD
+    return BEYOND_NOISE if welch_differs(base.repeat_values, side.repeat_values) else WITHIN_NOISE
+
+
+def welch_differs(a: Sequence[float], b: Sequence[float]) -> bool:
+    """Welch's t-test, 5% two-sided: do the means of `a` and `b` differ? (unequal variances;
+    Welch-Satterthwaite degrees of freedom rounded down, which only widens the bar)."""
+    if len(a) < 2 or len(b) < 2:
+        raise ValueError("Welch's test needs at least 2 values on each side")
+    mean_a, mean_b = statistics.fmean(a), statistics.fmean(b)
+    se2_a, se2_b = statistics.variance(a) / len(a), statistics.variance(b) / len(b)
+    se2 = se2_a + se2_b
+    if se2 == 0:  # no scatter at all: any difference is real
+        return mean_a != mean_b
+    df = se2**2 / (se2_a**2 / (len(a) - 1) + se2_b**2 / (len(b) - 1))
+    t = abs(mean_a - mean_b) / math.sqrt(se2)
+    return t > t_975(max(1, math.floor(df)))
+
+
+# --- inventory and settings -------------------------------------------------------------
+
+def inventory_differences(runs: Sequence[RunResults]) -> list[tuple[str, str]]:
+    """(what, values) for suite and target always, then only what differs between the runs:
+    controller host, each host's CPU, architecture, logical CPUs, memory, kernel, OS (host
+    by host when the runs have several), stackprobe's and the tools' versions."""
+    labels = run_labels(len(runs))
+    lines = [("Suite", _values_text(labels, [r.run.suite for r in runs])),
+             ("Target", _values_text(labels, [r.run.target for r in runs]))]
+    # None: not known for that run (no inventory), left out of the comparison
+    compared: list[tuple[str, list[str | None]]] = [("Host", [r.run.host for r in runs])]
+    inventories = [[rec for s in r.steps for rec in s.records if isinstance(rec, InventoryRecord)]
+                   for r in runs]
+    compared += _inventory_fields(inventories)
+    compared.append(("stackprobe", [r.run.stackprobe_version for r in runs]))
+    tools = sorted({t for r in runs for t in r.run.tool_versions})
+    # a tool only some runs used is no version difference (the rows show what was measured)
+    compared += [(f"Tool {t}", [r.run.tool_versions.get(t) for r in runs]) for t in tools]
+    differing = [(what, _values_text(labels, values)) for what, values in compared
+                 if len({v for v in values if v is not None}) > 1]
+    lines += differing
+    without = [label for label, invs in zip(labels, inventories) if not invs]
+    if without:
+        lines.append(("Inventory", f"none in {', '.join(without)} (no inventory step): "
+                                   "CPU, memory, kernel and OS not compared there"))
+    elif not differing:
+        lines.append(("Machines", "no difference in host, CPU, memory, kernel, OS or tool "
+                                  "versions"))
+    return lines
+
+
+_FIELD_NAMES = ("CPU", "Architecture", "Logical CPUs", "Memory", "Kernel", "OS")
+
+
+def _host_fields(inv: InventoryRecord) -> dict[str, str]:
+    cpu, total = inv.cpu, inv.memory.get("total_bytes")
+    return {
+        "CPU": str(cpu.get("model") or "?"),
+        "Architecture": str(cpu.get("architecture") or "?"),
+        "Logical CPUs": str(cpu.get("logical_cpus") or "?"),
+        "Memory": fmt_bytes(total) if total else "?",  # as people read it: 23.5 GiB
+        "Kernel": inv.kernel or "?",
+        "OS": inv.os or "?",
+    }
+
+
+def _inventory_fields(inventories: Sequence[Sequence[InventoryRecord]]
+                      ) -> list[tuple[str, list[str | None]]]:
+    """(field, value per run; None for a run without inventory). One host per run: compared
+    whatever the hosts are called (two machines compared are usually named differently);
+    several: host by host, by name ('absent' where a run did not have that host)."""
+    per_run = [{inv.host or "?": _host_fields(inv) for inv in invs} for invs in inventories]
+    known = [hosts for hosts in per_run if hosts]
+    if len(known) < 2:
+        return []
+    single = all(len(hosts) == 1 for hosts in known)
+    names = [""] if single else list(dict.fromkeys(h for hosts in known for h in hosts))
+    out: list[tuple[str, list[str | None]]] = []
+    for name in names:
+        for field in _FIELD_NAMES:
+            values: list[str | None] = []
+            for hosts in per_run:
+                found = next(iter(hosts.values()), None) if single else hosts.get(name)
+                values.append(None if not hosts else found[field] if found else "absent")
+            out.append((f"{name} {field}".strip(), values))
+    return out
+
+
+def _values_text(labels: Sequence[str], values: Sequence[str | None]) -> str:
+    """'quick' when every run has it; 'A: quick · B: standard' otherwise (None left out)."""
+    shown = [(label, v) for label, v in zip(labels, values) if v is not None]
+    if len({v for _, v in shown}) == 1:
+        return shown[0][1]
+    return " · ".join(f"{label}: {v}" for label, v in shown)
+
+
+def setting_notes(runs: Sequence[RunResults]) -> list[str]:
+    """How long matched steps measured, where the runs differ ('runtime differs: A: 5 ·
+    B: 60 (in 3 matched steps)'): not part of the match, but worth knowing beside a change."""
+    return _setting_notes([_keyed_rows(r) for r in runs], run_labels(len(runs)))
+
+
+def _setting_notes(keyed: Sequence[_RunRows], labels: Sequence[str]) -> list[str]:
+    counts: Counter[tuple[str, str]] = Counter()
+    for key in dict.fromkeys(k for run in keyed for k in run.steps):
+        steps = [run.steps.get(key) for run in keyed]
+        if sum(s is not None for s in steps) < 2:
+            continue
+        for param in DURATION_PARAMS:
+            values = [None if s is None else _setting_text(param, s.params.get(param))
+                      for s in steps]
+            if len({v for v in values if v is not None}) > 1:
+                counts[(param, _values_text(labels, values))] += 1
+    return [f"{param} differs: {text} (in {n} matched step{'s' if n > 1 else ''})"
+            for (param, text), n in counts.items()]
+
+
+def _setting_text(param: str, value: Any) -> str:
+    return "unset" if value is None else _canonical(param, value)
+
+
+# --- the comparison and its renderings --------------------------------------------------
+
+def compare(runs: Sequence[RunResults]) -> Comparison:
+    """Everything the renderers show: legend, differences, matched rows, notes."""
+    if len(runs) < 2:
+        raise ValueError("a comparison needs at least two runs")
+    labels = run_labels(len(runs))
+    keyed = [_keyed_rows(r) for r in runs]
+    notes = _setting_notes(keyed, labels) + [
+        f"Change: the headline figure (what the test is about: IOPS, bandwidth or mean "
+        f"latency) against run {labels[0]}'s; for latency lower is better. Noise: Welch's "
+        "t-test (5%) on the repetitions of both runs; 'single run' when either measured once "
+        "(no claim either way)."]
+    return Comparison(labels=labels, legend=run_legend(runs),
+                      differences=inventory_differences(runs), rows=_match(keyed, labels),
+                      notes=notes)
+
+
+TABLE_HEADERS = ["Test", "Workload", "Run", "Bandwidth", "IOPS / ops/s", "Mean latency",
+                 "p99 latency", "Change", "Noise"]
+HEADLINE_COLUMN = {"bw": 3, "iops": 4, "lat": 5}
+
+
+def change_text(side: Side, base: Side) -> str:
+    """'+12.3% better', '-4.1% worse', '+2160% (22.6x) better', or why there is none."""
+    if side.row is None:
+        return side.absent
+    if side.value is None:
+        return "no such figure"
+    if base.value is None:
+        return f"no figure in {base.label}"
+    if side.change_pct is None:
+        return f"n/a ({base.label} is 0)"
+    text = f"{side.change_pct:+.0f}%" if abs(side.change_pct) >= 100 else f"{side.change_pct:+.1f}%"
+    ratio = 1 + side.change_pct / 100
+    if ratio >= 2:
+        text += f" ({ratio:.3g}x)"
+    if side.better is not None:
+        text += " better" if side.better else " worse"
+    return text
+
+
+def side_cells(matched: MatchedRow, index: int) -> list[str]:
+    """One line of the table: a run's figures of a matched row (first line: its name)."""
+    side = matched.sides[index]
+    first = index == 0
+    cells = [matched.test if first else "", matched.workload if first else "",
+             side.label, "", "", "", "", "", ""]
+    row = side.row
+    if row is not None:
+        if row.status != "ok":
+            cells[2] += f" ({row.status})"
+        cells[3:7] = [fmt_bw(row.bw_bytes) if row.bw_bytes is not None else "",
+                      fmt_iops(row.iops) if row.iops is not None else "",
+                      fmt_ns(row.lat_mean_ns) if row.lat_mean_ns is not None else "",
+                      fmt_ns(row.p99_ns) if row.p99_ns is not None else ""]
+        pos = HEADLINE_COLUMN[matched.headline]
+        if side.ci95_pct is not None and cells[pos]:
+            cells[pos] += f" ±{side.ci95_pct:.1f}%"
+    if not first:
+        cells[7] = change_text(side, matched.sides[0])
+        cells[8] = side.verdict or ""
+    elif row is None:
+        cells[7] = side.absent
+    return cells
+
+
+def layer_groups(comparison: Comparison) -> list[tuple[str, list[MatchedRow]]]:
+    """(table title, matched rows) per ladder rung, in the ladder's order."""
+    layers = list(dict.fromkeys(m.layer for m in comparison.rows))
+    return [(LAYER_TITLES.get(layer, layer), [m for m in comparison.rows if m.layer == layer])
+            for layer in layers]
+
+
+def comparison_tables(comparison: Comparison) -> list[TextTable]:
+    """One table per ladder rung, one line per run and matched row (seed 001's layout:
+    the machines' figures of a test on consecutive lines)."""
+    tables = []
+    for title, rows in layer_groups(comparison):
+        table = TextTable(title=title, headers=list(TABLE_HEADERS))
+        for matched in rows:
+            table.rows += [side_cells(matched, i) for i in range(len(matched.sides))]
+        tables.append(table)
+    if tables:
+        tables[-1].notes += comparison.notes
+    return tables
+
+
+def compare_tables(runs: Sequence[RunResults]) -> list[TextTable]:
+    """The comparison as titled tables any renderer (terminal, Markdown, HTML) can draw;
+    the run legend and `inventory_differences` go before them."""
+    return comparison_tables(compare(runs))
+
+
+def compare_markdown(runs: Sequence[RunResults]) -> str:
+    comparison = compare(runs)
+    lines = [f"# stackprobe compare: {' vs '.join(comparison.labels)}", ""]
+    lines += [f"- **{label}**: {text}" for label, text in comparison.legend]
+    lines += ["", "## Differences", ""]
+    lines += [f"- **{what}**: {text}" for what, text in comparison.differences]
+    for table in comparison_tables(comparison):
+        lines += ["", f"## {table.title}", ""]
+        lines.append("| " + " | ".join(table.headers) + " |")
+        lines.append("|" + "---|" * len(table.headers))
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |"
+                  for row in table.rows]
+        lines += [f"\n_{n}_" for n in table.notes]
+    return "\n".join(lines) + "\n"
+
+
+def compare_json(runs: Sequence[RunResults]) -> str:
+    comparison = compare(runs)
+    doc = {
+        "runs": [{"label": label, "id": r.run.id, "suite": r.run.suite, "target": r.run.target,
+                  "host": r.run.host, "started": r.run.started, "status": r.run.status}
+                 for label, r in zip(comparison.labels, runs)],
+        "differences": [{"what": what, "text": text} for what, text in comparison.differences],
+        "rows": [_matched_dict(m) for m in comparison.rows],
+        "notes": comparison.notes,
+    }
+    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+
+
+def _matched_dict(matched: MatchedRow) -> dict[str, Any]:
+    sides = []
+    for side in matched.sides:
+        figures = ({k: v for k, v in asdict(side.row).items() if k in (
+            "step", "test", "status", "note", "bw_bytes", "iops", "lat_mean_ns", "p99_ns",
+            "runs", "noisy")} if side.row else {})
+        sides.append({"label": side.label, "present": side.row is not None,
+                      "absent": side.absent or None, **figures, "value": side.value,
+                      "repeat_values": list(side.repeat_values), "ci95_pct": side.ci95_pct,
+                      "change_pct": side.change_pct, "better": side.better,
+                      "verdict": side.verdict})
+    return {"layer": matched.layer, "test": matched.test, "workload": matched.workload,
+            "direction": matched.direction, "headline": matched.headline,
+            "present_in": matched.present_in, "runs": sides}
