@@ -51,3 +51,9 @@ def test_link_speeds_from_sysfs_lines():
     text = ("/sys/class/net/eth0/speed:10000\n/sys/class/net/ifb0/speed:-1\n"
             "/sys/class/net/sp-h1/speed:25000\ngarbage\n")
     assert parse_link_speeds(text) == {"eth0": 10000.0, "sp-h1": 25000.0}
+
+
+def test_a_virtual_nic_beyond_its_nominal_speed_is_not_called_the_limit():
+    s = _summary(nics={"eth0": {"rx_max_pct_of_link": 159.0, "speed_mbps": 10000.0}})
+    assert hints({"h1": s}) == ["h1: eth0 receive at 159% of its 10000 Mb/s: the speed is "
+                                "nominal (a virtual NIC), not a limit"]

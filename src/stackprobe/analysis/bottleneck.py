@@ -14,6 +14,7 @@ from typing import Any
 
 DISK_BUSY_PCT = 95.0
 NIC_LINK_PCT = 90.0
+NOMINAL_PCT = 105.0  # above this the reported speed cannot be a physical link's
 CPU_BUSY_PCT = 90.0
 CORE_PINNED_PCT = 98.0
 CORE_PINNED_MEAN_BELOW_PCT = 60.0
@@ -47,7 +48,10 @@ def _nic(host: str, nics: Mapping[str, Mapping[str, Any]]) -> list[str]:
     for nic, n in sorted(nics.items()):
         for way, key in (("receive", "rx_max_pct_of_link"), ("transmit", "tx_max_pct_of_link")):
             pct = n.get(key)
-            if pct is not None and pct >= NIC_LINK_PCT:
+            if pct is not None and pct > NOMINAL_PCT:  # veth, bridge, tun: no real link
+                out.append(f"{host}: {nic} {way} at {pct:.0f}% of its {n.get('speed_mbps'):.0f} "
+                           f"Mb/s: the speed is nominal (a virtual NIC), not a limit")
+            elif pct is not None and pct >= NIC_LINK_PCT:
                 out.append(f"{host}: {nic} {way} at {pct:.0f}% of its {n.get('speed_mbps'):.0f} "
                            f"Mb/s link — the network is the limit")
         bad = {k: n.get(k) for k in ("rx_errs", "tx_errs", "rx_drop", "tx_drop") if n.get(k)}
