@@ -1,4 +1,4 @@
-"""`stackprobe show [RUN]` and `stackprobe report RUN --format md|json|csv`.
+"""`stackprobe show [RUN]` and `stackprobe report RUN --format md|json|csv|html`.
 
 RUN is a run directory, a run id under --out, or omitted for the newest run.
 """
@@ -11,12 +11,14 @@ import typer
 from rich.console import Console
 
 from stackprobe.errors import UserError
+from stackprobe.report.html import to_html
 from stackprobe.report.render import to_csv, to_json, to_markdown
 from stackprobe.report.terminal import print_summary
 from stackprobe.store.index import list_runs
 from stackprobe.store.rundir import atomic_write, load_results
 
-FORMATS = {"md": (to_markdown, "md"), "json": (to_json, "json"), "csv": (to_csv, "csv")}
+FORMATS = {"md": (to_markdown, "md"), "json": (to_json, "json"), "csv": (to_csv, "csv"),
+           "html": (to_html, "html")}
 
 
 def resolve_run(run: str | None, out: Path) -> Path:
@@ -46,16 +48,18 @@ def show(
 
 def report(
     run: str = typer.Argument(..., help="Run directory or id."),
-    fmt: str = typer.Option("md", "--format", "-f", help="md, json or csv."),
+    fmt: str = typer.Option("md", "--format", "-f", help="md, json, csv or html."),
     output: Path = typer.Option(None, "--output", help="File to write; default: in the run dir."),
     out: Path = typer.Option(Path("runs"), "--out", "-o", help="Where run directories are."),
 ) -> None:
-    """Write a run's report as Markdown, JSON or CSV."""
+    """Write a run's report as Markdown, JSON, CSV or HTML (one self-contained page)."""
     if fmt not in FORMATS:
         raise UserError(f"--format {fmt}: choose one of {', '.join(FORMATS)}")
     path = resolve_run(run, out)
     render, ext = FORMATS[fmt]
-    text = render(load_results(path))
+    results = load_results(path)
+    # html also reads the steps' monitor files, which live in the run directory
+    text = to_html(results, path) if render is to_html else render(results)
     target = output or path / f"report.{ext}"
     atomic_write(target, text)
     print(target)

@@ -30,7 +30,7 @@ def host_tables(results: RunResults) -> list[TextTable]:
     return tables
 
 
-def _value(unit: str, v: float | None) -> str:
+def figure_text(unit: str, v: float | None) -> str:
     if v is None:
         return "-"
     if unit == "B/s":
@@ -45,10 +45,10 @@ def consistency_table(step: StepResult, c: dict) -> TextTable:
                   ["Host", c["metric"], "× median", "Robust z", "Verdict"])
     for fig in sorted(c["figures"], key=lambda x: x["node"]):
         z = fig.get("robust_z")
-        t.rows.append([fig["node"], _value(c["unit"], fig["value"]), f"{fig['ratio']:.2f}×",
+        t.rows.append([fig["node"], figure_text(c["unit"], fig["value"]), f"{fig['ratio']:.2f}×",
                        "-" if z is None else f"{z:+.1f}",
                        f"{FLAG} outlier" if fig["flagged"] else "ok"])
-    t.notes.append(f"median {_value(c['unit'], c['median'])}, spread (max-min)/median "
+    t.notes.append(f"median {figure_text(c['unit'], c['median'])}, spread (max-min)/median "
                    f"{c['spread_pct']:.1f}%")
     return t
 

@@ -20,7 +20,7 @@ CONCURRENCY = {"fio": ("iodepth", "numjobs"), "rados_bench": ("threads",),
 
 def sweep_tables(results: RunResults) -> list[TextTable]:
     tables = []
-    for title, unit, points, limit in _workloads(results):
+    for title, unit, points, limit in sweep_workloads(results):
         if len({p.concurrency for p in points}) < 2:
             continue
         pct = f"p{float(limit['percentile']):g}" if limit else None
@@ -39,7 +39,7 @@ def sweep_tables(results: RunResults) -> list[TextTable]:
     return tables
 
 
-def _workloads(results: RunResults) -> Iterator[tuple[str, str, list[SweepPoint], dict | None]]:
+def sweep_workloads(results: RunResults) -> Iterator[tuple[str, str, list[SweepPoint], dict | None]]:
     """(title, unit, points, advice limit) for every workload of every sweep: the sweep's
     steps grouped by their swept values other than concurrency (rw, bs, target ...), rados
     bench by mode. With an advice limit, a point's latency is that percentile (the worse
