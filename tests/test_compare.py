@@ -424,6 +424,12 @@ def test_cli_compares_real_runs(two_runs):
     md = run_cli(["compare", out / disk, out / tmpfs, "--format", "md"], cwd=base, check=0).stdout
     assert md.startswith("# stackprobe compare: A vs B") and "## Disks and filesystems" in md
 
+    page = run_cli(["compare", disk, tmpfs, "-f", "html", "-o", out], cwd=base, check=0).stdout
+    assert page.startswith("<!DOCTYPE html>") and "<title>stackprobe compare A vs B</title>" in page
+    assert "4k randread QD1" in page and BEYOND_NOISE in page and SINGLE_RUN in page
+    assert "http://" not in page and "https://" not in page and "<script" not in page
+    assert page.count("<table") >= 3  # legend, differences, at least one comparison table
+
 
 def test_cli_same_figures_are_within_noise(two_runs):
     base, out, disk, _ = two_runs
@@ -443,7 +449,7 @@ def test_cli_same_figures_are_within_noise(two_runs):
     (["RUN_A"], "compare needs at least two runs"),
     (["RUN_A", "no-such-run"], "no-such-run: no such run directory"),
     (["RUN_A", "RUN_A"], "the same run as"),
-    (["RUN_A", "RUN_B", "--format", "html"], "--format html: choose one of text, md, json"),
+    (["RUN_A", "RUN_B", "--format", "pdf"], "--format pdf: choose one of text, md, json, html"),
 ])
 def test_cli_bad_input_is_one_line_exit_2(two_runs, args, message):
     base, out, disk, tmpfs = two_runs

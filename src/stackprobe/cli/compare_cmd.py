@@ -1,4 +1,4 @@
-"""`stackprobe compare RUN_A RUN_B [RUN_C ...] [--format text|md|json]`.
+"""`stackprobe compare RUN_A RUN_B [RUN_C ...] [--format text|md|json|html]`.
 
 The runs' matching rows side by side, each against the first run (report/compare.py does
 the pairing and the statistics; this module loads, prints, and colours only the changes
@@ -29,10 +29,11 @@ from stackprobe.report.compare import (
     layer_groups,
     side_cells,
 )
+from stackprobe.report.compare_html import to_compare_html
 from stackprobe.store.results import RunResults
 from stackprobe.store.rundir import load_results
 
-FORMATS = ("text", "md", "json")
+FORMATS = ("text", "md", "json", "html")
 NARROW_COLUMNS = 150
 COMPACT_COLUMNS = 120
 HEADLINE = len(TABLE_HEADERS)  # a column of its own in the compact table: the headline cell
@@ -45,7 +46,7 @@ SHORT_HEADERS = ["Test", "Workload", "Run", "Bandwidth", "IOPS/ops", "Mean lat",
 def compare_runs(
     runs: list[str] = typer.Argument(None, metavar="RUN...", help="Two or more run directories "
                                      "or ids; the first is the baseline."),
-    fmt: str = typer.Option("text", "--format", "-f", help="text, md or json."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text, md, json or html (a self-contained page)."),
     out: Path = typer.Option(Path("runs"), "--out", "-o", help="Where run directories are."),
 ) -> None:
     """Compare runs: the same workloads side by side, the change against the first run and
@@ -62,6 +63,8 @@ def compare_runs(
         print(compare_markdown(results), end="")
     elif fmt == "json":
         print(compare_json(results), end="")
+    elif fmt == "html":
+        print(to_compare_html(results), end="")
     else:
         print_comparison(results, Console())
 

@@ -149,15 +149,17 @@ def to_markdown(results: RunResults) -> str:
 
 CSV_FIELDS = ("run", "layer", "step", "test", "workload", "direction", "bw_bytes", "iops",
               "lat_mean_ns", "p99_ns", "headline", "status", "note", "runs", "ci95_pct",
-              "cov_pct", "noisy", "steady")
+              "cov_pct", "noisy", "steady", "limits")
 
 
 def to_csv(results: RunResults) -> str:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=CSV_FIELDS, lineterminator="\n")
     writer.writeheader()
+    limits = {s.id: "; ".join([*s.hints, *(p["sentence"] for p in (s.stability or {}).get("parts", []))])
+              for s in results.steps}
     for row in summary_rows(results):
-        writer.writerow({"run": results.run.id, **row.as_dict()})
+        writer.writerow({"run": results.run.id, **row.as_dict(), "limits": limits.get(row.step, "")})
     return buf.getvalue()
 
 
