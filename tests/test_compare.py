@@ -21,14 +21,12 @@ from stackprobe.report.compare import (
     SINGLE_RUN,
     WITHIN_NOISE,
     compare,
-    compare_json,
-    compare_markdown,
-    compare_tables,
-    inventory_differences,
     match_rows,
     welch_differs,
     workload_key,
 )
+from stackprobe.report.compare_inventory import inventory_differences
+from stackprobe.report.compare_render import compare_json, compare_markdown, compare_tables
 from stackprobe.runners.preflight import supports_direct_io
 from stackprobe.store.results import (
     DirectionSummary,

@@ -3,14 +3,18 @@ filesystem, within 5 minutes on a 2-core machine, and leaves only its results be
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 
 import pytest
 
 from conftest import run_cli
+from html_report_helpers import SvgCensus, chromium, open_offline
 from stackprobe.store.rundir import load_results
 
 QUICK_BUDGET_S = 300
+ARTIFACTS = Path(__file__).resolve().parents[1] / "tests" / "artifacts"
 
 
 @pytest.mark.slow
@@ -42,6 +46,42 @@ def test_quick_suite_end_to_end(tmp_path):
     assert f"Results: {run_dir}" in proc.stdout
     shown = run_cli(["show"], cwd=tmp_path, check=0)
     assert "4M sequential write throughput" in shown.stdout
+    _monitoring_on_every_step(results, run_dir)
+    _html_report_opens_offline(run_dir, tmp_path)
+
+
+def _monitoring_on_every_step(results, run_dir):
+    """Every step was sampled: a samples file and a summary for this host; steps of two
+    seconds or more have at least two samples; stability where fio logged per second."""
+    for step in results.steps:
+        assert len(step.monitor) == 1, (step.id, step.warnings)
+        [info] = step.monitor.values()
+        doc = json.loads((run_dir / "steps" / step.id / info["file"]).read_text())
+        if step.duration_s >= 3:
+            assert len(doc["samples"]) >= 2, step.id
+        assert "cpu" in info["summary"]
+    fio_steps = [s for s in results.steps if s.kind == "fio"]
+    assert all(s.stability and s.stability["parts"] for s in fio_steps), \
+        [s.id for s in fio_steps if not s.stability]
+
+
+def _html_report_opens_offline(run_dir, tmp_path):
+    run_cli(["report", run_dir, "--format", "html"], check=0)
+    report = run_dir / "report.html"
+    html = report.read_text()
+    assert "http://" not in html and "https://" not in html
+    if chromium() is None:
+        pytest.skip("chromium is not installed (make system-deps installs it)")
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = ARTIFACTS / "report-quick.png"
+    load = open_offline(report, shot, tmp_path / "profile")
+    assert not load.page_errors, load.page_errors
+    census = SvgCensus()
+    census.feed(load.dom)
+    assert census.rects >= 10 and census.paths >= 10, census.labels
+    assert any(label.startswith("Latency percentiles") for label in census.labels)
+    assert any(": CPU %" in label for label in census.labels)  # monitoring under the series
+    assert shot.stat().st_size > 20_000
 
 
 def test_doctor_passes_here(tmp_path):

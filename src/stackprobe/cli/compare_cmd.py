@@ -17,13 +17,10 @@ from rich.table import Table
 
 from stackprobe.cli.show_cmd import resolve_run
 from stackprobe.errors import UserError
-from stackprobe.report.compare import (
-    BEYOND_NOISE,
+from stackprobe.report.compare import BEYOND_NOISE, WITHIN_NOISE, Comparison, compare
+from stackprobe.report.compare_render import (
     HEADLINE_COLUMN,
     TABLE_HEADERS,
-    WITHIN_NOISE,
-    Comparison,
-    compare,
     compare_json,
     compare_markdown,
     layer_groups,

@@ -29,20 +29,18 @@ import math
 import statistics
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Any
 
 from stackprobe.analysis.noise import spread, t_975
 from stackprobe.analysis.step_summary import summarise_one
-from stackprobe.parsers.records import InventoryRecord
 from stackprobe.plan.steps import FLEET_KINDS
-from stackprobe.report.render import LAYER_TITLES
+from stackprobe.report.compare_inventory import inventory_differences, run_labels, values_text
 from stackprobe.report.table import Row, summary_rows
-from stackprobe.report.text_table import TextTable
 from stackprobe.store.results import RunResults, StepResult
 from stackprobe.suite.models import LAYERS
-from stackprobe.units import fmt_bw, fmt_bytes, fmt_iops, fmt_ns, parse_size
+from stackprobe.units import parse_size
 
 BEYOND_NOISE = "beyond noise"
 WITHIN_NOISE = "within noise"
@@ -122,11 +120,6 @@ class Comparison:
     differences: list[tuple[str, str]]  # (what, text): suite, target, what else differs
     rows: list[MatchedRow]
     notes: list[str]  # settings that differ in matched steps, how to read the table
-
-
-def run_labels(count: int) -> list[str]:
-    """'A', 'B', ... 'Z', then 'R27', 'R28', ..."""
-    return [chr(ord("A") + i) if i < 26 else f"R{i + 1}" for i in range(count)]
 
 
 def run_legend(runs: Sequence[RunResults]) -> list[tuple[str, str]]:
@@ -396,81 +389,7 @@ def welch_differs(a: Sequence[float], b: Sequence[float]) -> bool:
     return t > t_975(max(1, math.floor(df)))
 
 
-# --- inventory and settings -------------------------------------------------------------
-
-def inventory_differences(runs: Sequence[RunResults]) -> list[tuple[str, str]]:
-    """(what, values) for suite and target always, then only what differs between the runs:
-    controller host, each host's CPU, architecture, logical CPUs, memory, kernel, OS (host
-    by host when the runs have several), stackprobe's and the tools' versions."""
-    labels = run_labels(len(runs))
-    lines = [("Suite", _values_text(labels, [r.run.suite for r in runs])),
-             ("Target", _values_text(labels, [r.run.target for r in runs]))]
-    # None: not known for that run (no inventory), left out of the comparison
-    compared: list[tuple[str, list[str | None]]] = [("Host", [r.run.host for r in runs])]
-    inventories = [[rec for s in r.steps for rec in s.records if isinstance(rec, InventoryRecord)]
-                   for r in runs]
-    compared += _inventory_fields(inventories)
-    compared.append(("stackprobe", [r.run.stackprobe_version for r in runs]))
-    tools = sorted({t for r in runs for t in r.run.tool_versions})
-    # a tool only some runs used is no version difference (the rows show what was measured)
-    compared += [(f"Tool {t}", [r.run.tool_versions.get(t) for r in runs]) for t in tools]
-    differing = [(what, _values_text(labels, values)) for what, values in compared
-                 if len({v for v in values if v is not None}) > 1]
-    lines += differing
-    without = [label for label, invs in zip(labels, inventories) if not invs]
-    if without:
-        lines.append(("Inventory", f"none in {', '.join(without)} (no inventory step): "
-                                   "CPU, memory, kernel and OS not compared there"))
-    elif not differing:
-        lines.append(("Machines", "no difference in host, CPU, memory, kernel, OS or tool "
-                                  "versions"))
-    return lines
-
-
-_FIELD_NAMES = ("CPU", "Architecture", "Logical CPUs", "Memory", "Kernel", "OS")
-
-
-def _host_fields(inv: InventoryRecord) -> dict[str, str]:
-    cpu, total = inv.cpu, inv.memory.get("total_bytes")
-    return {
-        "CPU": str(cpu.get("model") or "?"),
-        "Architecture": str(cpu.get("architecture") or "?"),
-        "Logical CPUs": str(cpu.get("logical_cpus") or "?"),
-        "Memory": fmt_bytes(total) if total else "?",  # as people read it: 23.5 GiB
-        "Kernel": inv.kernel or "?",
-        "OS": inv.os or "?",
-    }
-
-
-def _inventory_fields(inventories: Sequence[Sequence[InventoryRecord]]
-                      ) -> list[tuple[str, list[str | None]]]:
-    """(field, value per run; None for a run without inventory). One host per run: compared
-    whatever the hosts are called (two machines compared are usually named differently);
-    several: host by host, by name ('absent' where a run did not have that host)."""
-    per_run = [{inv.host or "?": _host_fields(inv) for inv in invs} for invs in inventories]
-    known = [hosts for hosts in per_run if hosts]
-    if len(known) < 2:
-        return []
-    single = all(len(hosts) == 1 for hosts in known)
-    names = [""] if single else list(dict.fromkeys(h for hosts in known for h in hosts))
-    out: list[tuple[str, list[str | None]]] = []
-    for name in names:
-        for field in _FIELD_NAMES:
-            values: list[str | None] = []
-            for hosts in per_run:
-                found = next(iter(hosts.values()), None) if single else hosts.get(name)
-                values.append(None if not hosts else found[field] if found else "absent")
-            out.append((f"{name} {field}".strip(), values))
-    return out
-
-
-def _values_text(labels: Sequence[str], values: Sequence[str | None]) -> str:
-    """'quick' when every run has it; 'A: quick · B: standard' otherwise (None left out)."""
-    shown = [(label, v) for label, v in zip(labels, values) if v is not None]
-    if len({v for _, v in shown}) == 1:
-        return shown[0][1]
-    return " · ".join(f"{label}: {v}" for label, v in shown)
-
+# --- settings ---------------------------------------------------------------------------
 
 def setting_notes(runs: Sequence[RunResults]) -> list[str]:
     """How long matched steps measured, where the runs differ ('runtime differs: A: 5 ·
@@ -488,7 +407,7 @@ def _setting_notes(keyed: Sequence[_RunRows], labels: Sequence[str]) -> list[str
             values = [None if s is None else _setting_text(param, s.params.get(param))
                       for s in steps]
             if len({v for v in values if v is not None}) > 1:
-                counts[(param, _values_text(labels, values))] += 1
+                counts[(param, values_text(labels, values))] += 1
     return [f"{param} differs: {text} (in {n} matched step{'s' if n > 1 else ''})"
             for (param, text), n in counts.items()]
 
@@ -497,7 +416,7 @@ def _setting_text(param: str, value: Any) -> str:
     return "unset" if value is None else _canonical(param, value)
 
 
-# --- the comparison and its renderings --------------------------------------------------
+# --- the comparison --------------------------------------------------
 
 def compare(runs: Sequence[RunResults]) -> Comparison:
     """Everything the renderers show: legend, differences, matched rows, notes."""
@@ -513,124 +432,3 @@ def compare(runs: Sequence[RunResults]) -> Comparison:
     return Comparison(labels=labels, legend=run_legend(runs),
                       differences=inventory_differences(runs), rows=_match(keyed, labels),
                       notes=notes)
-
-
-TABLE_HEADERS = ["Test", "Workload", "Run", "Bandwidth", "IOPS / ops/s", "Mean latency",
-                 "p99 latency", "Change", "Noise"]
-HEADLINE_COLUMN = {"bw": 3, "iops": 4, "lat": 5}
-
-
-def change_text(side: Side, base: Side) -> str:
-    """'+12.3% better', '-4.1% worse', '+2160% (22.6x) better', or why there is none."""
-    if side.row is None:
-        return side.absent
-    if side.value is None:
-        return "no such figure"
-    if base.value is None:
-        return f"no figure in {base.label}"
-    if side.change_pct is None:
-        return f"n/a ({base.label} is 0)"
-    text = f"{side.change_pct:+.0f}%" if abs(side.change_pct) >= 100 else f"{side.change_pct:+.1f}%"
-    ratio = 1 + side.change_pct / 100
-    if ratio >= 2:
-        text += f" ({ratio:.3g}x)"
-    if side.better is not None:
-        text += " better" if side.better else " worse"
-    return text
-
-
-def side_cells(matched: MatchedRow, index: int) -> list[str]:
-    """One line of the table: a run's figures of a matched row (first line: its name)."""
-    side = matched.sides[index]
-    first = index == 0
-    cells = [matched.test if first else "", matched.workload if first else "",
-             side.label, "", "", "", "", "", ""]
-    row = side.row
-    if row is not None:
-        if row.status != "ok":
-            cells[2] += f" ({row.status})"
-        cells[3:7] = [fmt_bw(row.bw_bytes) if row.bw_bytes is not None else "",
-                      fmt_iops(row.iops) if row.iops is not None else "",
-                      fmt_ns(row.lat_mean_ns) if row.lat_mean_ns is not None else "",
-                      fmt_ns(row.p99_ns) if row.p99_ns is not None else ""]
-        pos = HEADLINE_COLUMN[matched.headline]
-        if side.ci95_pct is not None and cells[pos]:
-            cells[pos] += f" ±{side.ci95_pct:.1f}%"
-    if not first:
-        cells[7] = change_text(side, matched.sides[0])
-        cells[8] = side.verdict or ""
-    elif row is None:
-        cells[7] = side.absent
-    return cells
-
-
-def layer_groups(comparison: Comparison) -> list[tuple[str, list[MatchedRow]]]:
-    """(table title, matched rows) per ladder rung, in the ladder's order."""
-    layers = list(dict.fromkeys(m.layer for m in comparison.rows))
-    return [(LAYER_TITLES.get(layer, layer), [m for m in comparison.rows if m.layer == layer])
-            for layer in layers]
-
-
-def comparison_tables(comparison: Comparison) -> list[TextTable]:
-    """One table per ladder rung, one line per run and matched row (seed 001's layout:
-    the machines' figures of a test on consecutive lines)."""
-    tables = []
-    for title, rows in layer_groups(comparison):
-        table = TextTable(title=title, headers=list(TABLE_HEADERS))
-        for matched in rows:
-            table.rows += [side_cells(matched, i) for i in range(len(matched.sides))]
-        tables.append(table)
-    if tables:
-        tables[-1].notes += comparison.notes
-    return tables
-
-
-def compare_tables(runs: Sequence[RunResults]) -> list[TextTable]:
-    """The comparison as titled tables any renderer (terminal, Markdown, HTML) can draw;
-    the run legend and `inventory_differences` go before them."""
-    return comparison_tables(compare(runs))
-
-
-def compare_markdown(runs: Sequence[RunResults]) -> str:
-    comparison = compare(runs)
-    lines = [f"# stackprobe compare: {' vs '.join(comparison.labels)}", ""]
-    lines += [f"- **{label}**: {text}" for label, text in comparison.legend]
-    lines += ["", "## Differences", ""]
-    lines += [f"- **{what}**: {text}" for what, text in comparison.differences]
-    for table in comparison_tables(comparison):
-        lines += ["", f"## {table.title}", ""]
-        lines.append("| " + " | ".join(table.headers) + " |")
-        lines.append("|" + "---|" * len(table.headers))
-        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |"
-                  for row in table.rows]
-        lines += [f"\n_{n}_" for n in table.notes]
-    return "\n".join(lines) + "\n"
-
-
-def compare_json(runs: Sequence[RunResults]) -> str:
-    comparison = compare(runs)
-    doc = {
-        "runs": [{"label": label, "id": r.run.id, "suite": r.run.suite, "target": r.run.target,
-                  "host": r.run.host, "started": r.run.started, "status": r.run.status}
-                 for label, r in zip(comparison.labels, runs)],
-        "differences": [{"what": what, "text": text} for what, text in comparison.differences],
-        "rows": [_matched_dict(m) for m in comparison.rows],
-        "notes": comparison.notes,
-    }
-    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
-
-
-def _matched_dict(matched: MatchedRow) -> dict[str, Any]:
-    sides = []
-    for side in matched.sides:
-        figures = ({k: v for k, v in asdict(side.row).items() if k in (
-            "step", "test", "status", "note", "bw_bytes", "iops", "lat_mean_ns", "p99_ns",
-            "runs", "noisy")} if side.row else {})
-        sides.append({"label": side.label, "present": side.row is not None,
-                      "absent": side.absent or None, **figures, "value": side.value,
-                      "repeat_values": list(side.repeat_values), "ci95_pct": side.ci95_pct,
-                      "change_pct": side.change_pct, "better": side.better,
-                      "verdict": side.verdict})
-    return {"layer": matched.layer, "test": matched.test, "workload": matched.workload,
-            "direction": matched.direction, "headline": matched.headline,
-            "present_in": matched.present_in, "runs": sides}

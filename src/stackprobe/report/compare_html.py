@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from stackprobe import __version__
-from stackprobe.report.compare import compare, comparison_tables
+from stackprobe.report.compare import compare
+from stackprobe.report.compare_render import comparison_tables
 from stackprobe.store.results import RunResults
 
 TEMPLATE = "compare.html.j2"
