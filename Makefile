@@ -9,7 +9,8 @@ STACKPROBE  := $(VENV)/bin/stackprobe
 # Tools stackprobe drives. Keep in sync with stackprobe/runners/tools.py (doctor).
 APT_PACKAGES := fio sysstat stress-ng sysbench mbw ethtool iperf3 util-linux dmidecode \
                 iproute2 pciutils numactl procps iputils-ping openssh-server openssh-client \
-                ceph-mon ceph-mgr ceph-osd ceph-mds ceph-common ceph-fuse chromium
+                ceph-mon ceph-mgr ceph-osd ceph-mds ceph-common ceph-fuse chromium \
+                parted e2fsprogs
 
 .PHONY: run test deps system-deps venv clean
 

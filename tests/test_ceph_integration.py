@@ -334,3 +334,72 @@ def _wait_health(lab, want: str, timeout: float = 60) -> None:
             return
         time.sleep(0.5)
     raise AssertionError(f"cluster never reached {want}")
+
+
+HEALTH_SUITE = """
+name: health
+steps:
+  - kind: rados_bench
+    name: first
+    block_size: 64K
+    threads: 8
+    seconds: 8
+    modes: [write]
+  - kind: rados_bench
+    name: second
+    block_size: 64K
+    threads: 8
+    seconds: 2
+    modes: [write]
+  - kind: rados_bench
+    name: third
+    block_size: 64K
+    threads: 8
+    seconds: 2
+    modes: [write]
+"""
+
+
+def test_cluster_going_health_err_mid_run_stops_the_ceph_steps(ceph_lab, tmp_path):
+    """`ceph fs fail` takes the lab's CephFS offline: HEALTH_ERR without blocking RADOS.
+    The run must stop loading the cluster at the next Ceph step, say why, and still remove
+    what it made; the file system is made joinable again afterwards."""
+    (tmp_path / "s.yaml").write_text(HEALTH_SUITE)
+    target = tmp_path / "target"
+    target.mkdir()
+    proc = subprocess.Popen(
+        STACKPROBE + ["run", "s.yaml", "--ceph-conf", str(ceph_lab.conf), "--target", str(target),
+                      "--out", str(tmp_path / "runs")],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and not list((tmp_path / "runs").glob("*/steps/*-first")):
+            time.sleep(0.2)
+        ceph_lab.ceph("fs", "fail", "labfs")
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+        ceph_lab.ceph("fs", "set", "labfs", "joinable", "true")
+        _wait_healthy(ceph_lab)
+    assert proc.returncode == 1, (out[-2000:], err[-2000:])
+    results = load_results(_run_dir(tmp_path / "runs"))
+    by_name = {s.name: s for s in results.steps}
+    assert by_name["first"].status == "ok"
+    assert by_name["third"].status == "skipped"
+    assert "went HEALTH_ERR" in by_name["third"].error
+    assert any("went HEALTH_ERR" in w for w in results.run.warnings)
+    assert _stackprobe_leftovers(ceph_lab, target) == []
+
+
+def _wait_healthy(lab, timeout: float = 120) -> None:
+    from stackprobe.lab.health import LAB_TOLERATED_CHECKS, usable
+
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        ok, _why = usable(lab.ceph("-s", "-f", "json", check=False), 3, LAB_TOLERATED_CHECKS)
+        if ok:
+            return
+        time.sleep(1)
+    raise AssertionError("the lab cluster did not become usable again")

@@ -22,16 +22,19 @@ def parse_size(value: str | int | float, *, decimal: bool = False) -> int:
     """
     if isinstance(value, bool):
         raise ValueError(f"not a size: {value!r}")
-    if isinstance(value, (int, float)):
-        if value < 0:
-            raise ValueError(f"negative size: {value!r}")
-        return int(value)
-    m = _SIZE_RE.match(value)
-    if not m:
-        raise ValueError(f"not a size: {value!r}")
-    number, prefix, binary, _b = m.groups()
-    base = 1000 if (decimal and not binary) else 1024
-    return int(round(float(number) * base ** _POWERS[prefix.lower()]))
+    try:
+        if isinstance(value, (int, float)):
+            if value < 0:
+                raise ValueError(f"negative size: {value!r}")
+            return int(value)
+        m = _SIZE_RE.match(value)
+        if not m:
+            raise ValueError(f"not a size: {value!r}")
+        number, prefix, binary, _b = m.groups()
+        base = 1000 if (decimal and not binary) else 1024
+        return int(round(float(number) * base ** _POWERS[prefix.lower()]))
+    except OverflowError:  # 400 digits, or inf: no size anyone means
+        raise ValueError(f"size out of range: {str(value)[:40]!r}") from None
 
 
 _DURATION_UNITS_NS = {
@@ -62,6 +65,16 @@ def parse_duration_s(value: str | int | float) -> float:
     """Seconds from '30', '30s', '5m', '1h', '500ms' (fio's runtime syntax; bare = seconds)."""
     if isinstance(value, bool):
         raise ValueError(f"not a duration: {value!r}")
+    try:
+        seconds = _duration(value)
+    except OverflowError:
+        raise ValueError(f"duration out of range: {str(value)[:40]!r}") from None
+    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+        raise ValueError(f"duration out of range: {str(value)[:40]!r}")
+    return seconds
+
+
+def _duration(value: str | int | float) -> float:
     if isinstance(value, (int, float)):
         return float(value)
     m = re.match(r"^\s*([0-9]*\.?[0-9]+)\s*([a-zµ]*)\s*$", value, re.IGNORECASE)

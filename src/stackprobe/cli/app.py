@@ -1,18 +1,32 @@
 """The `stackprobe` command: typer app wiring; each command lives in its own module.
 
 UserError (bad input, missing tool, unusable target) is printed as one line on stderr
-with its exit code; nothing the user can fix ends in a traceback.
+with its exit code; nothing the user can fix ends in a traceback. Any other exception is a
+bug in stackprobe: one line too, naming it, exit 70 (EX_SOFTWARE); STACKPROBE_DEBUG=1
+shows the traceback for the report.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
 
 from stackprobe import __version__
-from stackprobe.cli import compare_cmd, doctor_cmd, ingest_cmd, lab_cmd, plan_cmd, run_cmd, show_cmd
+from stackprobe.cli import (
+    compare_cmd,
+    doctor_cmd,
+    ingest_cmd,
+    lab_cmd,
+    plan_cmd,
+    resume_cmd,
+    run_cmd,
+    show_cmd,
+)
 from stackprobe.errors import UserError
+
+EXIT_INTERNAL_ERROR = 70  # EX_SOFTWARE in sysexits.h
 
 app = typer.Typer(
     name="stackprobe",
@@ -29,6 +43,7 @@ app.command("ingest")(ingest_cmd.ingest)
 app.command("show")(show_cmd.show)
 app.command("report")(show_cmd.report)
 app.command("compare")(compare_cmd.compare_runs)
+app.command("resume")(resume_cmd.resume)
 app.add_typer(lab_cmd.lab_app, name="lab")
 
 
@@ -47,3 +62,10 @@ def main() -> None:
     except UserError as exc:
         print(f"stackprobe: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
+    except Exception as exc:
+        if os.environ.get("STACKPROBE_DEBUG"):
+            raise
+        where = "".join(str(exc).splitlines()[:1])
+        print(f"stackprobe: internal error, please report it: {type(exc).__name__}: {where} "
+              "(STACKPROBE_DEBUG=1 shows the traceback)", file=sys.stderr)
+        sys.exit(EXIT_INTERNAL_ERROR)

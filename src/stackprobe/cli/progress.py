@@ -13,7 +13,7 @@ from stackprobe.plan.steps import PlannedStep
 from stackprobe.store.results import StepResult
 from stackprobe.units import fmt_seconds
 
-_STATUS_STYLE = {"ok": "green", "failed": "bold red", "interrupted": "yellow"}
+_STATUS_STYLE = {"ok": "green", "partial": "bold yellow", "failed": "bold red", "interrupted": "yellow"}
 
 
 class RunProgress:

@@ -40,6 +40,11 @@ def run(
     no_monitor: bool = typer.Option(
         False, "--no-monitor", help="Do not sample CPU, memory, disks and NICs during steps.",
     ),
+    destroy_data: list[str] = typer.Option(
+        None, "--destroy-data", metavar="DEV",
+        help="Let fio steps write this raw block device, destroying what is on it (repeatable;"
+        " a mounted or open device is refused anyway).",
+    ),
 ) -> None:
     """Run a suite (default: quick) and print its summary table."""
     console = Console()
@@ -55,13 +60,14 @@ def run(
         fail_fast=fail_fast,
         monitor=not no_monitor,
         command_line=tuple(sys.argv),
+        hosts_file=str(hosts_file.resolve()) if hosts_file is not None else None,
     )
     with RunProgress(plan, console) as progress:
         results, run_path = launch(
             plan, settings, LocalTransport(), target_base=base, out_dir=out.resolve(),
             progress=progress,
             ceph=CephOptions(loaded.suite.ceph, ceph_conf.resolve() if ceph_conf else None, force),
-            hosts=hosts,
+            hosts=hosts, destroy_data=tuple(destroy_data or ()),
         )
     console.print()
     print_summary(results, console, str(run_path))

@@ -47,9 +47,11 @@ SADF_TIMEOUT_S = 300.0
 SHORT_TIMEOUT_S = 30.0
 
 
-def sadc_argv(sadc: str, interval_s: int, datafile: str) -> list[str]:
-    """sadc collecting everything (XALL: partitions too) every interval until stopped."""
-    return [sadc, "-S", "XALL", str(interval_s), datafile]
+def sadc_argv(sadc: str, interval_s: int, datafile: str, count: int | None = None) -> list[str]:
+    """sadc collecting everything (XALL: partitions too) every interval until stopped — or,
+    with `count`, until it has taken that many readings: a controller killed outright
+    (SIGKILL, a crash) cannot stop it, and sadc must not then sample forever."""
+    return [sadc, "-S", "XALL", str(interval_s), *([str(count)] if count else []), datafile]
 
 
 def sadf_argv(sadf: str, datafile: str) -> list[str]:
@@ -82,10 +84,12 @@ class MonitorResult:
 class HostMonitor:
     """Per-second resource sampling on one host during one step: start(), then stop()."""
 
-    def __init__(self, *, sadc: str = SADC, sadf: str = SADF, interval_s: int = 1):
+    def __init__(self, *, sadc: str = SADC, sadf: str = SADF, interval_s: int = 1,
+                 max_s: float | None = None):
         self.sadc = sadc
         self.sadf = sadf
         self.interval_s = interval_s
+        self.max_s = max_s  # sadc ends by itself after this long (None: only when stopped)
         self._transport: Transport | None = None
         self._bg: Background | None = None
         self._datafile: str | None = None
@@ -108,7 +112,8 @@ class HostMonitor:
         self._problem = None
         try:
             transport.run(["rm", "-f", "--", self._datafile, self._log], timeout=SHORT_TIMEOUT_S)
-            self._bg = transport.start(sadc_argv(self.sadc, self.interval_s, self._datafile),
+            count = int(self.max_s // self.interval_s) + 1 if self.max_s else None
+            self._bg = transport.start(sadc_argv(self.sadc, self.interval_s, self._datafile, count),
                                        log=self._log)
         except Exception as exc:  # monitoring must never fail a step
             self._problem = f"could not start sadc on {transport.host}: {_why(exc)}"

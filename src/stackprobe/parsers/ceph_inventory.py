@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from stackprobe.parsers.bad_input import guard, loads
 from stackprobe.parsers.ceph_status import parse_ceph_status
 from stackprobe.parsers.records import CephInventoryRecord
 
@@ -39,6 +40,7 @@ _POOL_TYPES = {1: "replicated", 3: "erasure", "replicated": "replicated", "erasu
 _PROFILE_INTS = ("k", "m", "l", "c", "d", "w")
 
 
+@guard("ceph inventory")
 def parse_ceph_inventory(outputs: dict[str, str]) -> CephInventoryRecord:
     """CephInventoryRecord from the stdout of the inventory commands, keyed by source name."""
     unknown = [k for k in outputs if k not in SOURCES and not k.startswith(EC_PROFILE_PREFIX)]
@@ -68,9 +70,12 @@ def parse_ceph_inventory(outputs: dict[str, str]) -> CephInventoryRecord:
     rec.pools = _pools(pools, df.get("pools") or [], _profiles(outputs))
     if "versions" in outputs:
         rec.versions = _versions(_load(outputs, "versions", dict))
-    return rec
+    # Fields were set one by one, which pydantic does not check: a host name or a device
+    # class that is not a string must not reach results.json.
+    return CephInventoryRecord.model_validate(rec.model_dump(warnings=False))
 
 
+@guard("ceph inventory")
 def erasure_profiles_in_use(pools_text: str) -> list[str]:
     """Profile names of the erasure pools in `ceph osd pool ls detail -f json`, sorted."""
     pools = _load({"pools": pools_text}, "pools", list)
@@ -80,7 +85,7 @@ def erasure_profiles_in_use(pools_text: str) -> list[str]:
 
 def _load(outputs: dict[str, str], source: str, kind: type) -> Any:
     try:
-        doc = json.loads(outputs[source])
+        doc = loads(outputs[source])
     except json.JSONDecodeError as exc:
         raise ValueError(f"ceph inventory: source '{source}' is not JSON ({exc.msg})") from None
     if not isinstance(doc, kind):

@@ -23,6 +23,7 @@ import json
 import re
 from typing import Any
 
+from stackprobe.parsers.bad_input import finite, guard, loads
 from stackprobe.parsers.records import OsdBenchRecord
 
 _PLAIN = re.compile(
@@ -33,6 +34,7 @@ _SHIFT = {"bytes": 0, "kB": 10, "KB": 10, "MB": 20, "GB": 30, "TB": 40, "PB": 50
 _ERROR = re.compile(r"^(?:Error E[A-Z]+:|Error|error)[: ]", re.MULTILINE)
 
 
+@guard("ceph osd bench")
 def parse_osd_bench(text: str, osd: int) -> OsdBenchRecord:
     """The OSD bench result for `osd` (which the output does not name)."""
     body = text.strip()
@@ -49,7 +51,7 @@ def parse_osd_bench(text: str, osd: int) -> OsdBenchRecord:
 
 def _from_json(body: str, osd: int) -> OsdBenchRecord:
     try:
-        doc = json.loads(body)
+        doc = loads(body)
     except json.JSONDecodeError as exc:
         raise ValueError(f"osd.{osd} bench: not JSON ({exc.msg})") from None
     if not isinstance(doc, dict):
@@ -68,7 +70,7 @@ def _from_json(body: str, osd: int) -> OsdBenchRecord:
 def _from_plain(m: re.Match[str], osd: int) -> OsdBenchRecord:
     written = int(m[1]) << _SHIFT[m[2]]
     block = int(m[3]) << _SHIFT[m[4]]
-    elapsed = float(m[5])
+    elapsed = finite(m[5], f"osd.{osd} bench: seconds")
     # The printed rate is truncated to whole units; bytes / seconds keeps its digits.
     rate = written / elapsed if elapsed > 0 else float(int(m[6]) << _SHIFT[m[7]])
     return _record(osd, written, block, elapsed, rate, rate / block)
@@ -94,7 +96,4 @@ def _number(doc: dict[str, Any], key: str, osd: int) -> float:
     value = doc[key]
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise ValueError(f"osd.{osd} bench: '{key}' is not a number: {value!r}")
-    try:
-        return float(value)
-    except ValueError:
-        raise ValueError(f"osd.{osd} bench: '{key}' is not a number: {value!r}") from None
+    return finite(value, f"osd.{osd} bench: '{key}'")

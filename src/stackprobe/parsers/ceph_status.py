@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from stackprobe.parsers.bad_input import guard, loads
+
 
 @dataclass
 class CephStatus:
@@ -33,9 +35,10 @@ class CephStatus:
         return self.pgs_by_state.get("active+clean", 0)
 
 
+@guard("ceph -s")
 def parse_ceph_status(text: str) -> CephStatus:
     try:
-        doc = json.loads(text)
+        doc = loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"ceph -s: not JSON ({exc.msg})") from None
     if not isinstance(doc, dict) or "health" not in doc:
@@ -47,18 +50,26 @@ def parse_ceph_status(text: str) -> CephStatus:
     fsmap = doc.get("fsmap") or {}
     active = sum(1 for r in fsmap.get("by_rank", []) if r.get("status") == "up:active")
     return CephStatus(
-        fsid=doc.get("fsid"),
-        health=health.get("status") or health.get("overall_status", "HEALTH_UNKNOWN"),
-        checks={code: (c.get("summary") or {}).get("message", code)
+        fsid=_optional(doc.get("fsid"), str, "fsid"),
+        health=_optional(health.get("status") or health.get("overall_status", "HEALTH_UNKNOWN"),
+                         str, "health.status"),
+        checks={code: str((c.get("summary") or {}).get("message", code))
                 for code, c in (health.get("checks") or {}).items()},
         num_osds=int(osdmap.get("num_osds", 0)),
         up_osds=int(osdmap.get("num_up_osds", 0)),
         in_osds=int(osdmap.get("num_in_osds", 0)),
         num_pgs=int(pgmap.get("num_pgs", 0)),
-        pgs_by_state={s["state_name"]: int(s["count"]) for s in pgmap.get("pgs_by_state", [])},
+        pgs_by_state={str(s["state_name"]): int(s["count"]) for s in pgmap.get("pgs_by_state", [])},
         mds_active=active,
         mgr_available=bool((doc.get("mgrmap") or {}).get("available", False)),
         num_pools=int(pgmap.get("num_pools", 0)),
-        bytes_total=pgmap.get("bytes_total"),
-        bytes_used=pgmap.get("bytes_used"),
+        bytes_total=_optional(pgmap.get("bytes_total"), int, "pgmap.bytes_total"),
+        bytes_used=_optional(pgmap.get("bytes_used"), int, "pgmap.bytes_used"),
     )
+
+
+def _optional(value: Any, kind: type, where: str) -> Any:
+    """`value` when it is None or of `kind` (a bool is no count), else ValueError."""
+    if value is None or (isinstance(value, kind) and not isinstance(value, bool)):
+        return value
+    raise ValueError(f"ceph -s: {where} is not a {kind.__name__}: {str(value)[:40]!r}")

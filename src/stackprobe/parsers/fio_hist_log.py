@@ -27,6 +27,8 @@ single json+ bin value, so those files are refused (by their column count).
 
 from __future__ import annotations
 
+from stackprobe.parsers.bad_input import guard
+
 # fio's histogram geometry (stat.h): FIO_IO_U_PLAT_BITS = 6 -> 64 buckets per group,
 # FIO_IO_U_PLAT_GROUP_NR = 29 groups.
 PLAT_BITS = 6
@@ -59,6 +61,7 @@ def bucket_counts_to_bins(counts: list[int]) -> dict[int, int]:
     return {bucket_value(i): c for i, c in enumerate(counts) if c}
 
 
+@guard("fio histogram log")
 def parse_hist_log(text: str) -> dict[int, dict[int, int]]:
     """{direction: {bin value ns: count}} summed over every line of one job's histogram log.
 

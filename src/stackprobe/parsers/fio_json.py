@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from stackprobe.parsers.bad_input import finite, guard, raw_decode
 from stackprobe.parsers.records import Cpu, IoRecord, IoStats, SeriesPoint, percentile_key
 from stackprobe.parsers.workload import normalise_workload
 
@@ -27,7 +28,6 @@ def json_documents(text: str) -> list[dict[str, Any]]:
     lines, normal-format reports, 'hints = 1') never does. An interrupted tool's JSON may
     follow the terminal's '^C' on the same line.
     """
-    decoder = json.JSONDecoder()
     docs: list[dict[str, Any]] = []
     pos = 0
     while True:
@@ -35,7 +35,7 @@ def json_documents(text: str) -> list[dict[str, Any]]:
         if start < 0:
             return docs
         try:
-            doc, end = decoder.raw_decode(text, start)
+            doc, end = raw_decode(text, start)
         except json.JSONDecodeError:
             pos = start + 1
             continue
@@ -62,7 +62,6 @@ class JsonStream:
 
     def __init__(self) -> None:
         self._buf = ""
-        self._decoder = json.JSONDecoder()
 
     def feed(self, text: str) -> list[dict[str, Any]]:
         self._buf += text
@@ -74,7 +73,7 @@ class JsonStream:
                 self._buf = self._buf[cut:] if cut >= 0 else self._buf
                 return docs
             try:
-                doc, end = self._decoder.raw_decode(self._buf, start)
+                doc, end = raw_decode(self._buf, start)
             except json.JSONDecodeError:
                 self._buf = self._buf[start:]
                 return docs
@@ -83,10 +82,11 @@ class JsonStream:
             self._buf = self._buf[end:]
 
 
+@guard("fio JSON status", FioJsonError)
 def status_totals(doc: dict[str, Any]) -> tuple[float, int, int]:
     """(time s, I/Os, bytes) done so far by all jobs of one --status-interval document."""
     ms = doc.get("timestamp_ms")
-    t = float(ms) / 1000 if ms is not None else float(doc.get("timestamp", 0))
+    t = finite(ms, "timestamp_ms") / 1000 if ms is not None else finite(doc.get("timestamp", 0), "timestamp")
     ios = byts = 0
     for job in doc.get("jobs", []):
         for d in ("read", "write", "trim"):
@@ -96,6 +96,7 @@ def status_totals(doc: dict[str, Any]) -> tuple[float, int, int]:
     return t, ios, byts
 
 
+@guard("fio JSON status", FioJsonError)
 def interval_series(totals: list[tuple[float, int, int]]) -> list[SeriesPoint]:
     """Per-interval IOPS and bandwidth from consecutive cumulative totals; t_s from the
     first document. A drop in the totals (fio resets its statistics when ramp_time ends)
@@ -122,6 +123,7 @@ def result_document(text: str) -> tuple[dict[str, Any], int]:
     return docs[-1], len(docs)
 
 
+@guard("fio JSON", FioJsonError)
 def parse_fio_json(text: str) -> list[IoRecord]:
     """IoRecords from fio JSON text: one per job (or group), or per client plus 'All clients'."""
     doc, count = result_document(text)

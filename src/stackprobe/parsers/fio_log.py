@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from stackprobe.parsers.bad_input import finite, guard
 from stackprobe.parsers.records import SeriesPoint
 
 
+@guard("fio log")
 def parse_fio_log(text: str) -> list[tuple[int, float, int]]:
     """(time_ms, value, direction) per line; ValueError naming the first bad line."""
     out = []
@@ -22,7 +24,7 @@ def parse_fio_log(text: str) -> list[tuple[int, float, int]]:
             continue
         fields = [f.strip() for f in line.split(",")]
         try:
-            out.append((int(fields[0]), float(fields[1]), int(fields[2])))
+            out.append((int(fields[0]), finite(fields[1], "value"), int(fields[2])))
         except (ValueError, IndexError):
             raise ValueError(f"fio log line {n}: not 'time, value, direction, ...': {line!r}") from None
     return out
@@ -43,6 +45,7 @@ def _per_second(texts: Iterable[str]) -> dict[int, float]:
     return {s: v for s, v in sums.items() if len(seen[s]) == files}
 
 
+@guard("fio log")
 def series_from_logs(iops_logs: Iterable[str], bw_logs: Iterable[str]) -> list[SeriesPoint]:
     """The step's per-second IOPS and bandwidth (bytes/s), all jobs and directions summed."""
     iops = _per_second(iops_logs)

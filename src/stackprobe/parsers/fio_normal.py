@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from stackprobe.parsers.bad_input import describe, finite, guard
 from stackprobe.parsers.records import Cpu, IoRecord, IoStats, percentile_key
 from stackprobe.parsers.workload import normalise_workload
 from stackprobe.units import parse_size, unit_to_ns
@@ -77,6 +78,7 @@ class _Job:
     saw_mixed: bool = False
 
 
+@guard("fio normal output")
 def parse_fio_normal(text: str) -> list[IoRecord]:
     """IoRecords from fio's normal output: one per reported job (or group_reporting group)."""
     reader = _Reader()
@@ -84,7 +86,7 @@ def parse_fio_normal(text: str) -> list[IoRecord]:
         try:
             reader.feed(line)
         except ValueError as exc:
-            raise ValueError(f"fio normal output, line {number}: {exc}") from None
+            raise ValueError(f"fio normal output, line {number}: {describe(exc)}") from None
     if not reader.jobs:
         raise ValueError("no fio job report found (no 'name: (groupid=N, jobs=N): err=' line)")
     return [_record(job, reader.workloads, reader.version) for job in reader.jobs]
@@ -142,7 +144,7 @@ class _Reader:
             if self.percentiles is not None:
                 target, scale = self.percentiles
                 for p, value in _PCT_ITEM.findall(line):
-                    target[percentile_key(p)] = float(value) * scale
+                    target[percentile_key(p)] = finite(float(value) * scale, "percentile")
             return
         self.percentiles = None
         if m := _PCT_HEAD.match(line):
@@ -152,12 +154,10 @@ class _Reader:
                 self.percentiles = (target, unit_to_ns(m["unit"]))
         elif (m := _LAT.match(line)) and self.stats is not None:
             scale = unit_to_ns(m["unit"])
-            getattr(self.stats, f"{m['kind']}_ns").update(
-                min=_count(m["min"]) * scale,
-                max=_count(m["max"]) * scale,
-                mean=float(m["avg"]) * scale,
-                stddev=float(m["dev"]) * scale,
-            )
+            figures = {"min": _count(m["min"]), "max": _count(m["max"]),
+                       "mean": float(m["avg"]), "stddev": float(m["dev"])}
+            getattr(self.stats, f"{m['kind']}_ns").update(  # set here, so checked here
+                {k: finite(v * scale, f"{m['kind']} {k}") for k, v in figures.items()})
         elif m := _DIR_ANY.match(line):
             self.stats = None if m["dir"] == "mixed" else _direction(line)
             if self.stats is None:
@@ -275,7 +275,8 @@ def _record(job: _Job, workloads: dict[object, dict], version: str | None) -> Io
         s = stats[name] = job.dirs.get(name) or IoStats(total_ios=total)
         s.total_ios = total
         if total is not None and s.runtime_ms:
-            s.iops = total * 1000.0 / s.runtime_ms  # fio's formula; IOPS= keeps 3-4 digits
+            # fio's formula; IOPS= keeps 3-4 digits
+            s.iops = finite(total * 1000.0 / s.runtime_ms, f"job {job.name!r}: iops")
     if job.error == 0 and not job.dirs:  # issued counts alone are no figures
         why = " ('mixed:' unified_rw_reporting is not supported)" if job.saw_mixed else ""
         raise ValueError(f"job {job.name!r}: no read, write or trim figures{why}")

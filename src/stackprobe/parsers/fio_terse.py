@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 
+from stackprobe.parsers.bad_input import describe, guard
 from stackprobe.parsers.records import Cpu, IoRecord, IoStats, percentile_key
 
 _HEAD = 5  # version; fio version; job name; groupid; error
@@ -45,6 +46,7 @@ _PERCENT = re.compile(r"^\d+(?:\.\d+)?%$")
 _SLAT, _CLAT, _PCTS, _LAT, _BW_AGG = 4, 8, 12, 32, 38
 
 
+@guard("fio terse output")
 def parse_fio_terse(text: str) -> list[IoRecord]:
     """IoRecords from fio terse output: one per terse line (job, or group with group_reporting)."""
     records = []
@@ -76,7 +78,7 @@ def _record(fields: list[str], number: int) -> IoRecord:
         try:
             stats[name] = _stats(fields[start : start + size])
         except ValueError as exc:
-            raise ValueError(f"fio terse line {number}, {name} fields: {exc}") from None
+            raise ValueError(f"fio terse line {number}, {name} fields: {describe(exc)}") from None
     for at in (cpu_at, cpu_at + 1):
         _expect(fields, at, _PERCENT, "a CPU percentage", version, number)
     trim = stats.get("trim")

@@ -26,6 +26,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from stackprobe.parsers.bad_input import finite, guard, loads
 from stackprobe.parsers.records import InventoryRecord
 from stackprobe.units import parse_size
 
@@ -54,7 +55,7 @@ def _int(value: Any) -> int | None:
 
 def _json(text: str, source: str) -> Any:
     try:
-        return json.loads(text)
+        return loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{source}: not JSON ({exc.msg})") from None
 
@@ -148,7 +149,7 @@ def _cpu(lscpu: dict[str, str], fs: dict[str, Any] | None, machine: str | None) 
         cores_per_socket=_int(lscpu.get("Core(s) per socket")), threads_per_core=tpc,
         numa_nodes=len(nodes) or _int(lscpu.get("NUMA node(s)")), numa_cpulists=nodes or None,
         smt=_smt(fs, tpc), governor=governor,
-        max_mhz=float(max_mhz) if max_mhz and max_mhz[0].isdigit() else None,
+        max_mhz=finite(max_mhz, "lscpu: CPU max MHz") if max_mhz and max_mhz[0].isdigit() else None,
         hypervisor=lscpu.get("Hypervisor vendor"),
     ))
 
@@ -282,6 +283,7 @@ def _os_name(text: str | None) -> str | None:
     return values.get("PRETTY_NAME") or fallback or None
 
 
+@guard("inventory")
 def parse_inventory(outputs: dict[str, str], host: str | None = None) -> InventoryRecord:
     """The InventoryRecord of one host from its sources' stdout (see the module docstring)."""
     kernel = machine = None

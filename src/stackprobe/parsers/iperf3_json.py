@@ -20,16 +20,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from stackprobe.parsers.bad_input import guard, raw_decode
 from stackprobe.parsers.records import NetRecord
 
 
 def _document(text: str) -> dict[str, Any]:
     """The first JSON object in `text`, skipping whatever comes before it."""
-    decoder = json.JSONDecoder()
     pos = text.find("{")
     while pos >= 0:
         try:
-            doc, _end = decoder.raw_decode(text, pos)
+            doc, _end = raw_decode(text, pos)
         except json.JSONDecodeError:
             pos = text.find("{", pos + 1)
             continue
@@ -65,6 +65,7 @@ def _endpoints(start: dict[str, Any]) -> tuple[str | None, str | None]:
     return None, connecting.get("host")
 
 
+@guard("iperf3 JSON")
 def parse_iperf3_json(text: str) -> NetRecord:
     """The NetRecord of one iperf3 client run (`iperf3 -c ... -J`)."""
     doc = _document(text)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from stackprobe.parsers.bad_input import guard
 from stackprobe.parsers.records import MemBwRecord
 from stackprobe.units import parse_size
 
@@ -38,6 +39,7 @@ _SB_TRANSFERRED = re.compile(
 _SB_FATAL = re.compile(r"^FATAL: (.*)$", re.MULTILINE)
 
 
+@guard("sysbench memory output")
 def parse_sysbench_memory(text: str, operation: str) -> MemBwRecord:
     """The record of one `sysbench memory ... run` output.
 
@@ -48,7 +50,7 @@ def parse_sysbench_memory(text: str, operation: str) -> MemBwRecord:
     """
     fatal = _SB_FATAL.search(text)
     if fatal:
-        raise ValueError(f"sysbench failed: {fatal.group(1).strip()}")
+        raise ValueError(f"sysbench failed: {' '.join(fatal.group(1).split())}")  # no '\r' in it
     m = _SB_TRANSFERRED.search(text)
     if not m:
         raise ValueError("no 'MiB transferred (... MiB/sec)' line: not a sysbench memory run")
@@ -82,6 +84,7 @@ _MBW_LINE = re.compile(
 _MBW_BLOCK = re.compile(r"^Using (\d+) bytes as blocks for memcpy block copy test", re.MULTILINE)
 
 
+@guard("mbw output")
 def parse_mbw(text: str) -> list[MemBwRecord]:
     """One record per mbw method (MEMCPY, DUMB, MCBLOCK -> 'memcpy', 'dumb', 'mcblock').
 
@@ -142,6 +145,7 @@ _SNG_MEAN = re.compile(
 _SNG_TOO_SHORT = re.compile(r"stream: run duration too short")
 
 
+@guard("stress-ng stream output")
 def parse_stress_ng_stream(text: str) -> list[MemBwRecord]:
     """A 'read' and a 'write' record: the whole machine's rate for `stress-ng --stream N`.
 

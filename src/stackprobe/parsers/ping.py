@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import re
 
+from stackprobe.parsers.bad_input import guard
 from stackprobe.parsers.records import PingRecord
 
 _STATS = re.compile(
@@ -38,10 +39,11 @@ _RTT = re.compile(
     re.MULTILINE,
 )
 _TARGET = re.compile(r"^--- (\S+) ping statistics ---", re.MULTILINE)
-_PING_MESSAGE = re.compile(r"^ping: .*$", re.MULTILINE)
+_PING_MESSAGE = re.compile(r"^ping: [^\r\n]*", re.MULTILINE)  # a '\r' would rewrite the line
 NS_PER_MS = 1_000_000
 
 
+@guard("ping output")
 def parse_ping(text: str, *, client: str | None = None, server: str | None = None) -> PingRecord:
     """The PingRecord of one `ping -c N ...` run.
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from stackprobe.parsers.bad_input import finite, guard
 from stackprobe.parsers.fio_json import json_documents
 from stackprobe.parsers.records import IoRecord, IoStats, SeriesPoint
 
@@ -94,6 +95,7 @@ class _Bench:
     rows: list[tuple[int, int, str]] = field(default_factory=list)  # sec, finished, avg lat
 
 
+@guard("rados bench output")
 def parse_rados_bench(text: str, mode: str | None = None) -> IoRecord:
     """IoRecord from one `rados bench` run (text or JSON, stdout with or without stderr).
 
@@ -217,6 +219,8 @@ def _interval_lat_ns(avg0: str, n0: int, avg1: str, n1: int) -> float | None:
         a0, a1 = Decimal(avg0), Decimal(avg1)
     except InvalidOperation:
         raise ValueError(f"rados bench: bad 'avg lat' {avg1!r}") from None
+    if not (a0.is_finite() and a1.is_finite()):
+        raise ValueError(f"rados bench: bad 'avg lat' {avg1!r}")
     ops = n1 - n0
     mean = (a1 * n1 - a0 * n0) / ops
     rounding = (_half_ulp(a1) * n1 + (_half_ulp(a0) * n0 if n0 else 0)) / ops
@@ -262,7 +266,4 @@ def _int(value: Any, what: str) -> int:
 
 
 def _float(value: str, what: str) -> float:
-    try:
-        return float(value)
-    except ValueError:
-        raise ValueError(f"rados bench: {what} is not a number: {value!r}") from None
+    return finite(value, f"rados bench: {what}")

@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from stackprobe.parsers.bad_input import finite, guard
 from stackprobe.parsers.records import IoRecord, IoStats, SeriesPoint
 
 _HEADER = re.compile(
@@ -52,6 +53,7 @@ _PATTERNS = {"random": "rand", "rand": "rand", "sequential": "seq", "seq": "seq"
 _DIRECTION = {"read": "read", "write": "write", "writezeroes": "write", "discard": "trim"}
 
 
+@guard("rbd bench output")
 def parse_rbd_bench(text: str) -> IoRecord:
     """IoRecord from one `rbd bench`/`rbd bench-write` run; ValueError if it did not finish."""
     header: re.Match[str] | None = None
@@ -120,12 +122,9 @@ def _record(header: re.Match[str], rows: list[tuple[int, int]], total: re.Match[
 
 def _runtime_s(ops: int, io_size: int, ops_per_s: str, bytes_per_s: str) -> float:
     """Run time from the most precise rate printed (`elapsed` is whole seconds)."""
-    try:
-        if _PLAIN_NUMBER.match(bytes_per_s) and float(bytes_per_s) > 0:
-            return ops * io_size / float(bytes_per_s)
-        rate = float(ops_per_s)
-    except ValueError:
-        raise ValueError(f"rbd bench: bad rate {ops_per_s!r}") from None
+    if _PLAIN_NUMBER.match(bytes_per_s) and finite(bytes_per_s, "rbd bench: bytes/sec") > 0:
+        return ops * io_size / float(bytes_per_s)
+    rate = finite(ops_per_s, "rbd bench: ops/sec")
     if rate <= 0:
         raise ValueError(f"rbd bench: ops/sec is {ops_per_s!r}")
     return ops / rate

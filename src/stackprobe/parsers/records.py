@@ -25,6 +25,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA_VERSION = 1
 
+# Unknown fields are errors, and so is a NaN or infinite figure: no tool measures one, and
+# results.json, the reports and every comparison would carry it on (parsers/bad_input.py).
+_MODEL = ConfigDict(extra="forbid", allow_inf_nan=False)
+
 
 def percentile_key(p: float | str) -> str:
     """'99.900000' or 99.9 -> 'p99.9'; '50.000000' -> 'p50'."""
@@ -39,7 +43,7 @@ def percentile_value(key: str) -> float:
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = _MODEL
 
     repetition: int | None = None  # which run of a repeated step (1, 2, ...); None: run once
 
@@ -51,7 +55,7 @@ class _Record(BaseModel):
 class IoStats(BaseModel):
     """One direction (read, write or trim) of an I/O workload."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = _MODEL
 
     iops: float = 0.0
     bw_bytes: float = 0.0
@@ -81,7 +85,7 @@ class IoStats(BaseModel):
 class SeriesPoint(BaseModel):
     """One interval of a tool's own per-second report (rados bench, rbd bench, fio logs)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = _MODEL
 
     t_s: float  # seconds since the start of the measurement, end of the interval
     iops: float | None = None
@@ -90,7 +94,7 @@ class SeriesPoint(BaseModel):
 
 
 class Cpu(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = _MODEL
 
     usr_pct: float
     sys_pct: float

@@ -41,11 +41,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from stackprobe.parsers.bad_input import guard, loads
+
 KIB = 1024
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # no NaN/inf figure
 
 
 class CpuLoad(_Model):
@@ -287,10 +289,11 @@ def sample(stat: dict[str, Any], where: str, utc_names_ok: bool) -> MonitorSampl
     )
 
 
+@guard("sadf JSON")
 def parse_sadf_json(text: str) -> MonitorSeries:
     """The MonitorSeries of one `sadf -j` document (one host)."""
     try:
-        doc = json.loads(text)
+        doc = loads(text)
     except json.JSONDecodeError as exc:
         what = "empty" if not text.strip() else f"not complete JSON ({exc.msg} at line {exc.lineno})"
         raise ValueError(f"sadf JSON: {what}") from None

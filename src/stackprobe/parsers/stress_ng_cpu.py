@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from stackprobe.parsers.bad_input import guard
 from stackprobe.parsers.records import CpuRecord
 
 _PREFIX = r"^(?:stress-ng: \w+:\s+\[\d+\] )?"
@@ -49,8 +50,9 @@ _LOG_PREFIX = re.compile(r"^stress-ng: (?:\w+:\s+\[\d+\] )?")
 
 
 def _message(line: str) -> str:
-    """The text of a log line, without stress-ng's 'stress-ng: level: [pid]' prefix."""
-    return _LOG_PREFIX.sub("", line.strip()).strip()
+    """The text of a log line, without stress-ng's 'stress-ng: level: [pid]' prefix, on one
+    line (a '\r' inside it would start another)."""
+    return " ".join(_LOG_PREFIX.sub("", line.strip()).split())
 
 
 def _failure(text: str) -> str | None:
@@ -71,6 +73,7 @@ def _workers(text: str) -> dict[str, int]:
     return {name: int(n) for n, name in _HOG.findall(m.group(1))}
 
 
+@guard("stress-ng output")
 def parse_stress_ng_cpu(text: str, *, host: str | None = None) -> list[CpuRecord]:
     """One CpuRecord per stressor row of a `stress-ng --<stressor> N --metrics-brief` run.
 

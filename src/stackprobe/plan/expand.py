@@ -18,7 +18,7 @@ from stackprobe.errors import UserError
 from stackprobe.plan.steps import DEFAULT_LAYER, HOST_KINDS, PlannedStep, RepeatPlan
 from stackprobe.suite.hosts import HostsFile
 from stackprobe.suite.models import FioParams, FioStep, SloStep, Suite
-from stackprobe.units import parse_size
+from stackprobe.units import parse_duration_s, parse_size
 
 # Lists that are sweeps for kinds whose other list fields are lists by nature
 # (memory 'operations', metadata 'operations', rados bench 'modes').
@@ -56,6 +56,7 @@ def expand(suite: Suite, base_dir: Path | None = None,
                 repeat=_repeat_plan(getattr(spec, "repeat", None)),
                 sweep=f"{n}-{spec.name or spec.kind}" if swept else None,
                 hosts=_resolve_hosts(spec, hosts, n),
+                timeout_s=parse_duration_s(spec.timeout) if spec.timeout is not None else None,
             )
             runs = step.repeat.max if step.repeat else 1
             planned.append(replace(step, estimate_s=runs * estimate_seconds(step),
@@ -106,7 +107,8 @@ def _with_ceph_inventory(steps: list[PlannedStep]) -> list[PlannedStep]:
 def _combinations(spec, defaults: dict, base_dir: Path | None):
     """(params, swept) for every combination of the step's list-valued parameters."""
     raw = spec.model_dump(
-        exclude_none=True, exclude={"kind", "name", "title", "layer", "headline", "repeat", "hosts"}
+        exclude_none=True, exclude={"kind", "name", "title", "layer", "headline", "repeat", "hosts",
+                 "timeout"}
     )
     if isinstance(spec, FioStep) and spec.job_file is not None:
         path = Path(spec.job_file)

@@ -50,6 +50,7 @@ class PlannedStep:
     repeat: RepeatPlan | None = None  # None: run once
     sweep: str | None = None  # the suite step this came from, when it swept (e.g. '3-rados')
     hosts: tuple[str, ...] = ()  # host names (from --hosts) the step runs on; () = locally
+    timeout_s: float | None = None  # the suite's `timeout:`; None: derived from the estimate
 
     @property
     def on_ceph(self) -> bool:

@@ -22,7 +22,7 @@ from stackprobe.units import fmt_seconds
 
 NARROW_COLUMNS = 130
 SHORT_HEADERS = ("Test", "Workload", "Bandwidth", "IOPS/ops", "Mean lat", "p99 lat", "Status")
-_STATUS_STYLE = {"ok": "green", "failed": "bold red", "interrupted": "yellow", "skipped": "dim"}
+_STATUS_STYLE = {"ok": "green", "partial": "bold yellow", "failed": "bold red", "interrupted": "yellow", "skipped": "dim"}
 
 
 def print_summary(results: RunResults, console: Console, run_path: str | None = None) -> None:

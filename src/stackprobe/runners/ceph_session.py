@@ -16,7 +16,9 @@ from pathlib import Path
 
 from stackprobe.errors import UserError
 from stackprobe.parsers.ceph_status import parse_ceph_status
+from stackprobe.runners.ceph_keys import client_keys
 from stackprobe.runners.ceph_target import CephTarget
+from stackprobe.store import redact
 from stackprobe.suite.models import CephSettings
 from stackprobe.transport.base import Background, CommandResult, Transport
 from stackprobe.units import fmt_bytes, parse_size
@@ -40,6 +42,13 @@ class CephSession:
     mount_dir: Path | None = None
     _fuse: Background | None = None
     client_conf: Path | None = None
+    start_errors: set[str] = field(default_factory=set)  # HEALTH_ERR checks at start (--force)
+
+    def __post_init__(self) -> None:
+        # the client's key, from the keyrings the Ceph tools will read, is hidden in
+        # everything this run keeps (store/redact.py), before any Ceph command runs
+        for key in client_keys(self.target.conf, self.target.client, self.target.keyring):
+            redact.for_run(self.run_id).register(key)
 
     @property
     def run_tag(self) -> str:
@@ -81,7 +90,26 @@ class CephSession:
         warnings = []
         if status.health != "HEALTH_OK":
             warnings.append(f"cluster health at start: {status.health}: {checks}")
+        self.start_errors = set(status.checks) if status.health == "HEALTH_ERR" else set()
         return warnings
+
+    def new_health_error(self) -> str | None:
+        """Before each Ceph step: has the cluster gone HEALTH_ERR since the run started (an
+        error it did not have then, when --force let a HEALTH_ERR cluster be loaded)? The
+        checks in words, or None. An unanswered `ceph -s` is not taken as an error."""
+        res = self.ceph("-s", "-f", "json", timeout=60)
+        if not res.ok:
+            return None
+        try:
+            status = parse_ceph_status(res.stdout)
+        except ValueError:
+            return None
+        if status.health != "HEALTH_ERR":
+            return None
+        new = {c: m for c, m in status.checks.items() if c not in self.start_errors}
+        if not new and self.start_errors:
+            return None
+        return "; ".join(f"{code}: {msg}" for code, msg in (new or status.checks).items())
 
     def setup(self) -> None:
         """The run's pool (created, or the user's checked), and the client conf."""

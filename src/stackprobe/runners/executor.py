@@ -8,6 +8,7 @@ message and the suite goes on (unless fail_fast).
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 import traceback
@@ -36,6 +37,8 @@ from stackprobe.transport.base import CommandResult, Transport
 from stackprobe.transport.fleet import Fleet, HostHandle
 
 MIN_STEP_TIMEOUT_S = 120.0
+DONE = ("ok", "partial", "failed")
+MONITOR_MIN_S = 3600.0  # sadc ends by itself at the latest this long after its step started  # a step in one of these states is complete: resume keeps it
 SESSION_DIR = "ceph-session"  # steps/<this>/ holds the Ceph setup/teardown commands
 
 
@@ -53,11 +56,15 @@ class RunSettings:
     target_label: str
     fail_fast: bool = False
     command_line: tuple[str, ...] = ()
+    hosts_file: str | None = None  # --hosts, kept so `resume` can reach the same hosts
     monitor: bool = True  # sadc on every host of every step (--no-monitor: off)
 
 
 def step_timeout(step: PlannedStep) -> float:
-    """Generous: twice the estimate plus two minutes (a hung tool still ends)."""
+    """The suite's `timeout:`, else generous: twice the estimate plus two minutes (a hung
+    tool still ends). Applied to each command of the step."""
+    if step.timeout_s is not None:
+        return step.timeout_s
     return max(MIN_STEP_TIMEOUT_S, 2 * step.estimate_s + MIN_STEP_TIMEOUT_S)
 
 
@@ -75,6 +82,7 @@ class Executor:
         warnings: list[str] | None = None,
         ceph: CephSession | None = None,
         fleet: Fleet | None = None,
+        previous: RunResults | None = None,
     ):
         self.plan = list(plan)
         self.settings = settings
@@ -85,6 +93,7 @@ class Executor:
         self.progress = progress
         self.ceph = ceph
         self.fleet = fleet
+        self.ceph_error: str | None = None  # set once the cluster went HEALTH_ERR mid-run
         self._link_speeds: dict[str, dict[str, float]] = {}  # host -> nic -> Mb/s
         self.stop_requested = False
         self.setup_failed = False
@@ -101,9 +110,34 @@ class Executor:
                 command_line=list(settings.command_line),
                 warnings=list(warnings or []),
                 hosts=fleet.describe() if fleet is not None else [],
+                hosts_file=settings.hosts_file,
+                pid=os.getpid(),
             ),
             steps=[_pending(step) for step in self.plan],
         )
+        self.resuming = previous is not None
+        if previous is not None:
+            self._take_over(previous)
+
+    def _take_over(self, previous: RunResults) -> None:
+        """Resume: keep every completed step (ok or failed) as it was; the others start
+        again from nothing (their partial raw output is removed)."""
+        fresh = self.results.run
+        run = previous.run
+        run.status, run.ended, run.pid = "running", None, fresh.pid
+        run.resumed.append(utc_now_iso())
+        run.tool_versions.update(fresh.tool_versions)
+        run.warnings += [w for w in fresh.warnings if w not in run.warnings]
+        run.hosts = fresh.hosts or run.hosts
+        done = {s.id: s for s in previous.steps if s.status in DONE}
+        steps = []
+        for pending in self.results.steps:
+            if pending.id in done:
+                steps.append(done[pending.id])
+            else:
+                shutil.rmtree(self.run_dir.path / "steps" / pending.id, ignore_errors=True)
+                steps.append(pending)
+        self.results = RunResults(run=run, steps=steps)
 
     def request_stop(self) -> None:
         """First Ctrl-C: stop the running tool gracefully, run no further step."""
@@ -119,7 +153,8 @@ class Executor:
             self.fleet.kill()
 
     def execute(self) -> RunResults:
-        self.run_dir.write_suite(self.settings.suite_text)
+        if not self.resuming:
+            self.run_dir.write_suite(self.settings.suite_text)
         self._save()
         try:
             if self.ceph is not None:
@@ -128,6 +163,10 @@ class Executor:
                 if self.stop_requested:
                     break
                 result = self.results.steps[i]
+                if result.status in DONE:  # kept from before a resume
+                    continue
+                if step.on_ceph and self._cluster_broke(result):
+                    continue
                 self._run_step(step, result)
                 if result.status == "interrupted":
                     break
@@ -196,7 +235,25 @@ class Executor:
             targets = [(h.name, h.transport, h.scratch) for h in self.fleet.select(step.hosts)]
         else:
             targets = [(self.transport.host, self.transport, str(self.target.root))]
-        return StepMonitors(targets, self._link_speeds)
+        runs = step.repeat.max if step.repeat else 1
+        return StepMonitors(targets, self._link_speeds,
+                            max_s=max(MONITOR_MIN_S, 2 * runs * step_timeout(step)))
+
+    def _cluster_broke(self, result: StepResult) -> bool:
+        """Before a Ceph step: a cluster gone HEALTH_ERR is not loaded any further; this
+        and every later Ceph step is skipped, saying why."""
+        if self.ceph is None:
+            return False
+        if self.ceph_error is None:
+            why = self.ceph.new_health_error()
+            if why is None:
+                return False
+            self.ceph_error = f"the cluster went HEALTH_ERR during the run ({why})"
+            self.results.run.warnings.append(f"{self.ceph_error}: Ceph steps stopped")
+        result.status = "skipped"
+        result.error = f"not run: {self.ceph_error}"
+        self._save()
+        return True
 
     def _context_maker(self, step: PlannedStep, host: HostHandle | None = None):
         """sub -> the StepContext of one run of the step, locally or on one host."""
@@ -284,11 +341,12 @@ class Executor:
         run = self.results.run
         if self.stop_requested or "interrupted" in statuses:
             run.status = "interrupted"
-        elif "failed" in statuses or self.setup_failed:
+        elif statuses & {"failed", "partial"} or self.setup_failed or self.ceph_error:
             run.status = "failed"
         else:
             run.status = "ok"
         run.ended = utc_now_iso()
+        run.pid = None
         self._save()
 
     def record_session(self, commands: Sequence[CommandResult], problems: list[str],

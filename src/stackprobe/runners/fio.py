@@ -88,6 +88,13 @@ def steady_summary(monitor: SteadyMonitor, ctx: StepContext) -> dict:
     return out
 
 
+def _runnable_job(ctx: StepContext) -> Path:
+    """The generated job file fio reads: the kept one, or the unredacted copy beside the
+    test files when the kept one had to be redacted (store/redact.py)."""
+    unredacted = ctx.work_dir / JOB_FILE
+    return unredacted if unredacted.is_file() else ctx.step_dir / JOB_FILE
+
+
 def _direct_ok(ctx: StepContext) -> bool:
     """O_DIRECT was probed on the local target; ceph-fuse supports it; rbd ignores it."""
     return ctx.target.direct_io or ctx.step.params.get("target", "local") != "local"
@@ -106,12 +113,13 @@ class FioRunner:
         ctx.work_dir.mkdir(parents=True, exist_ok=True)  # for rbd: fio's cwd, its logs
         if "job_file" in p:
             src = Path(p["job_file"])
-            shutil.copyfile(src, ctx.step_dir / src.name)
+            ctx.run_dir.copy_in(src, ctx.step_dir / src.name)  # kept redacted; fio reads src
             return
         engine = self._rbd_engine(ctx) if p.get("target") == "rbd" else None
         job = build_job(ctx.step.name, p, directory=None if engine else str(ctx.work_dir),
                         engine=engine, direct_io=_direct_ok(ctx), log_name=LOG_NAME)
-        (ctx.step_dir / JOB_FILE).write_text(job, encoding="utf-8")
+        if ctx.run_dir.write_text(ctx.step_dir / JOB_FILE, job):  # kept redacted: fio reads
+            (ctx.work_dir / JOB_FILE).write_text(job, encoding="utf-8")  # an unredacted copy
 
     @staticmethod
     def _rbd_engine(ctx: StepContext) -> dict[str, str]:
@@ -125,7 +133,7 @@ class FioRunner:
         if ctx.fleet is not None:
             return self.fleet.run(ctx)
         p = ctx.step.params
-        job = Path(p["job_file"]) if "job_file" in p else ctx.step_dir / JOB_FILE
+        job = Path(p["job_file"]) if "job_file" in p else _runnable_job(ctx)
         env = ctx.ceph.env() if ctx.ceph is not None and p.get("target") == "rbd" else None
         spec = p.get("steady_state")
         monitor = SteadyMonitor(spec) if spec else None

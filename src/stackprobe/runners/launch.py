@@ -27,9 +27,10 @@ from stackprobe.runners.preflight import (
     make_scratch,
     supports_direct_io,
 )
+from stackprobe.runners.target_guard import guard_targets
 from stackprobe.runners.tools import BY_NAME, MEMORY_TOOLS, tool_version
 from stackprobe.store.results import RunResults
-from stackprobe.store.rundir import RunDir, new_run_id
+from stackprobe.store.rundir import RunDir, load_results, new_run_id
 from stackprobe.suite.hosts import HostsFile
 from stackprobe.suite.models import CephSettings
 from stackprobe.transport.base import Transport
@@ -53,8 +54,11 @@ def launch(
     progress: Progress | None = None,
     ceph: CephOptions | None = None,
     hosts: HostsFile | None = None,
+    resume: Path | None = None,
+    destroy_data: tuple[str, ...] = (),
 ) -> tuple[RunResults, Path]:
-    """Run the plan; return its results and run directory. UserError before any load."""
+    """Run the plan; return its results and run directory. UserError before any load.
+    `resume`: an existing run directory whose completed steps are kept (cli/resume_cmd.py)."""
     _check_hosts_given(plan, hosts)
     local_plan = [s for s in plan if not s.hosts or s.kind == "fio"]  # fio fleet: client here
     needed = check_tools(transport, local_plan)
@@ -63,8 +67,9 @@ def launch(
     if any(step.kind == "memory" for step in local_plan):
         needed = needed + [t for t in MEMORY_TOOLS if t not in needed]
     versions = {name: v for name in needed if (v := tool_version(transport, BY_NAME[name]))}
-    run_id = new_run_id(settings.suite_name)
-    warnings: list[str] = []
+    previous = load_results(resume) if resume is not None else None
+    run_id = previous.run.id if previous is not None else new_run_id(settings.suite_name)
+    warnings: list[str] = guard_targets(plan, transport, destroy_data, hosts)  # before any load
     fleet = _open_fleet(plan, hosts, run_id) if hosts is not None else None
     try:
         session = _ceph_session(plan, ceph or CephOptions(), transport, run_id, warnings)
@@ -72,6 +77,8 @@ def launch(
         if fleet is not None:
             fleet.close()
         raise
+    if previous is not None:  # the cut-short run's test files: ours by name, never reused
+        shutil.rmtree(target_base / f"stackprobe-{run_id}", ignore_errors=True)
     scratch = make_scratch(target_base, run_id)
     run_dir: RunDir | None = None
     executor: Executor | None = None
@@ -79,11 +86,11 @@ def launch(
         direct = supports_direct_io(scratch)
         if not direct:
             warnings.append(f"{target_base}: O_DIRECT not supported; fio ran with direct=0")
-        run_dir = RunDir.create(out_dir, run_id)
+        run_dir = RunDir(resume) if resume is not None else RunDir.create(out_dir, run_id)
         executor = Executor(
             plan, settings, transport, run_dir, out_dir,
             TargetInfo(root=scratch, direct_io=direct), progress, versions, warnings,
-            ceph=session, fleet=fleet,
+            ceph=session, fleet=fleet, previous=previous,
         )
         if session is not None:
             session.scratch = scratch

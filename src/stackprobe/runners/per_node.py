@@ -37,8 +37,16 @@ def combine_hosts(
             errors.append(f"{host}: {outcome.error}")
         for key, value in outcome.findings.items():
             findings.setdefault(key, {})[host] = value
-    status = "interrupted" if "interrupted" in statuses else \
-        "failed" if "failed" in statuses else "ok"
+    failed_hosts = [host for host, outcome, _ in per_host if outcome.status == "failed"]
+    if "interrupted" in statuses:
+        status = "interrupted"
+    elif failed_hosts and len(failed_hosts) < len(per_host):
+        status = "partial"  # the hosts that worked keep their results; the suite goes on
+        findings["failed_hosts"] = failed_hosts
+    elif failed_hosts:
+        status = "failed"
+    else:
+        status = "ok"
     consistency = []
     for metric in node_metrics(step.kind, records):
         verdict = judge(metric.values, metric=metric.metric, unit=metric.unit,

@@ -46,6 +46,7 @@ class StepMonitors:
 
     targets: list[tuple[str, Transport, str]]
     link_speeds: dict[str, dict[str, float]]  # host -> nic -> Mb/s (cached by the executor)
+    max_s: float | None = None  # sadc's own end, for a controller that dies without stopping it
     monitors: dict[str, HostMonitor] = field(default_factory=dict)
 
     def start(self) -> None:
@@ -53,7 +54,7 @@ class StepMonitors:
             if host not in self.link_speeds:
                 res = transport.run(SPEEDS_ARGV, timeout=30)
                 self.link_speeds[host] = parse_link_speeds(res.stdout) if res.ok else {}
-            m = HostMonitor()
+            m = HostMonitor(max_s=self.max_s)
             m.start(transport, directory)
             self.monitors[host] = m
 

@@ -12,7 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from stackprobe.parsers.records import SCHEMA_VERSION, Record
 
-StepStatus = Literal["pending", "running", "ok", "failed", "interrupted", "skipped"]
+StepStatus = Literal["pending", "running", "ok", "partial", "failed", "interrupted", "skipped"]
+# partial: a step on several hosts where some hosts failed; the others' results are kept
 RunStatus = Literal["running", "ok", "failed", "interrupted"]
 
 
@@ -137,6 +138,9 @@ class RunInfo(_Model):
     command_line: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     hosts: list[dict[str, Any]] = Field(default_factory=list)  # --hosts: name, address, roles
+    hosts_file: str | None = None  # the --hosts file, for `resume`
+    pid: int | None = None  # the controller process while it runs (resume refuses a live one)
+    resumed: list[str] = Field(default_factory=list)  # UTC times the run was resumed
     # the Ceph cluster and pool the run loaded: conf, client, pool, pool_created
     ceph: dict[str, Any] | None = None
     # run-level commands (Ceph pool/image/mount setup and teardown), kept in steps/ceph-session/

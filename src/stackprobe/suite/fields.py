@@ -20,7 +20,8 @@ FIO_RW = ("read", "write", "randread", "randwrite", "rw", "readwrite", "randrw",
 
 
 def _size(v: Any) -> Any:
-    parse_size(v)  # raises ValueError('not a size: ...')
+    if parse_size(v) <= 0:  # raises ValueError('not a size: ...') for junk
+        raise ValueError("must be > 0")
     return v
 
 

@@ -79,6 +79,9 @@ class _StepBase(_Strict):
     # Per-node kinds run on each host at once; fio drives them as one fleet (fio's own
     # client/server); network measures every pair among them.
     hosts: str | list[str] | None = None
+    # How long the step may take before its tool is stopped (by PID) and the suite goes on;
+    # default: twice the estimate plus two minutes (a hung tool still ends).
+    timeout: Duration | None = None
 
 
 class Repeat(_Strict):

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from stackprobe.store.redact import redact_env
+
 
 @dataclass
 class CommandResult:
@@ -38,8 +40,9 @@ class CommandResult:
         return self.returncode == 0 and not self.timed_out and not self.interrupted
 
     def command_line(self) -> str:
-        """The command as a person would paste it into a shell."""
-        prefix = "".join(f"{k}={shlex.quote(v)} " for k, v in self.env.items())
+        """The command as a person would paste it into a shell; the values of variables
+        whose name says they are secret (CEPH_KEY, AWS_SECRET_ACCESS_KEY) are hidden."""
+        prefix = "".join(f"{k}={shlex.quote(v)} " for k, v in redact_env(self.env).items())
         return prefix + shlex.join(self.argv)
 
 

@@ -1,0 +1,136 @@
+"""`stackprobe resume RUN`: finish a run that was cut short (a crash, SIGKILL, a reboot).
+
+The run's own copy of its suite (suite.yaml in the run directory) is expanded again, with
+the same hosts file and Ceph cluster, and must give the same steps with the same
+parameters — otherwise resuming would mix two different suites in one result. Completed
+steps (ok or failed) are kept byte for byte; the first step not completed and all after it
+run again, each from nothing. A run whose controller is still alive is refused.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from stackprobe.cli.progress import RunProgress
+from stackprobe.cli.run_cmd import EXIT_INTERRUPTED, EXIT_STEP_FAILED
+from stackprobe.cli.show_cmd import resolve_run
+from stackprobe.errors import UserError
+from stackprobe.plan.expand import expand
+from stackprobe.report.terminal import print_summary
+from stackprobe.runners.executor import DONE, RunSettings
+from stackprobe.runners.launch import CephOptions, launch
+from stackprobe.store.results import RunResults
+from stackprobe.store.rundir import load_results
+from stackprobe.suite.loader import load_hosts, parse_suite
+from stackprobe.transport.local import LocalTransport
+
+
+def resume(
+    run: str = typer.Argument(..., help="Run directory or id to finish."),
+    out: Path = typer.Option(Path("runs"), "--out", "-o", help="Where run directories are."),
+    no_monitor: bool = typer.Option(False, "--no-monitor", help="No resource sampling."),
+) -> None:
+    """Continue a run from its first step not completed; completed steps are kept."""
+    path = resolve_run(run, out).resolve()
+    previous = load_results(path)
+    left = [s.id for s in previous.steps if s.status not in DONE]
+    if not left:
+        raise UserError(f"{path}: every step completed (ok or failed): nothing to resume")
+    _refuse_live(previous)
+    suite_file = path / "suite.yaml"
+    suite_text = suite_file.read_text(encoding="utf-8")
+    suite = parse_suite(suite_text, str(suite_file))
+    source = previous.run.suite_source
+    base_dir = None if source.startswith("builtin:") else Path(source).parent
+    hosts = load_hosts(Path(previous.run.hosts_file)) if previous.run.hosts_file else None
+    plan = expand(suite, base_dir, hosts)
+    _same_steps(previous, plan, suite_file)
+    settings = RunSettings(
+        suite_name=suite.name, suite_source=source, suite_text=suite_text,
+        target_label=previous.run.target, monitor=not no_monitor,
+        command_line=tuple(previous.run.command_line), hosts_file=previous.run.hosts_file,
+    )
+    stopped = stop_leftovers(Path(previous.run.target) / f"stackprobe-{previous.run.id}")
+    conf = (previous.run.ceph or {}).get("conf")
+    console = Console()
+    console.print(f"resuming {previous.run.id}: {len(previous.steps) - len(left)} steps kept, "
+                  f"{len(left)} to run (from {left[0]})"
+                  + (f"; stopped {len(stopped)} process(es) the cut-short run left: "
+                     f"{', '.join(map(str, stopped))}" if stopped else ""))
+    with RunProgress([s for s in plan if s.id in left], console) as progress:
+        results, run_path = launch(
+            plan, settings, LocalTransport(), target_base=Path(previous.run.target),
+            out_dir=path.parent, progress=progress,
+            ceph=CephOptions(suite.ceph, Path(conf) if conf else None), hosts=hosts, resume=path,
+        )
+    console.print()
+    print_summary(results, console, str(run_path))
+    if results.run.status == "interrupted":
+        raise typer.Exit(EXIT_INTERRUPTED)
+    if results.run.status == "failed":
+        raise typer.Exit(EXIT_STEP_FAILED)
+
+
+def stop_leftovers(scratch: Path, grace_s: float = 5.0) -> list[int]:
+    """Processes the cut-short run left behind here (its monitor, a tool), found by the
+    run's own scratch directory in their command line — a path no other program uses —
+    and stopped by PID: SIGTERM, then SIGKILL. The PIDs stopped."""
+    marker = (str(scratch) + "/").encode()
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            if any(arg.startswith(marker) or marker in arg
+                   for arg in (proc / "cmdline").read_bytes().split(b"\0")):
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in found:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + grace_s
+        while time.monotonic() < deadline and any(_running(p) for p in found):
+            time.sleep(0.1)
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def _refuse_live(previous: RunResults) -> None:
+    """The controller that wrote the run must be gone (its PID dead or another program)."""
+    pid = previous.run.pid
+    if previous.run.status != "running" or not pid or pid == os.getpid():
+        return
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return
+    if any(b"stackprobe" in part for part in cmdline):
+        raise UserError(f"{previous.run.id}: still being run by process {pid}; stop it first "
+                        "(Ctrl-C keeps every finished step) or wait for it")
+
+
+def _same_steps(previous: RunResults, plan, suite_file: Path) -> None:
+    before = [(s.id, s.params) for s in previous.steps]
+    now = [(s.id, s.params) for s in plan]
+    if before != now:
+        changed = next((a[0] for a, b in zip(before, now) if a != b), None) or \
+            f"{len(before)} steps then, {len(now)} now"
+        raise UserError(f"{suite_file}: the suite no longer expands to the run's steps "
+                        f"(first difference: {changed}); resume needs the same plan")

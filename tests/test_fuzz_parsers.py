@@ -1,0 +1,329 @@
+"""Bad input for every parser: garbage, binary, truncated and mutated real outputs.
+
+Why: parsers read whatever a tool, a terminal or a person left in a file, and `ingest` and
+every runner hand them that text unchecked. The contract (docs/ARCHITECTURE.md) is text in,
+typed records out, ValueError on what cannot be read. A KeyError or an OverflowError from
+bad input reaches the user as a traceback; an inf bandwidth reaches results.json, the
+reports and every comparison. So for each entry point, whatever the input:
+
+- it returns records of its declared type, every float in them finite, and each record
+  survives the trip through results.json (JSON without NaN, read back as a Record);
+- or it raises ValueError (a subclass is fine, pydantic's ValidationError is not: its text
+  is a multi-line dump) whose message is one line.
+
+Inputs: arbitrary text and bytes; lines of the real outputs recombined with junk; the
+recorded and public fixtures cut at many offsets; and the fixtures mutated (bits flipped,
+numbers replaced by huge values, NaN, Infinity, -1, JSON values replaced by wrong types or
+deleted, documents doubled, binary junk inserted). Every input that once broke a parser,
+and a few more per parser, are kept under tests/fixtures/fuzz/<target>/ and replayed
+without hypothesis.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import math
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from conftest import FIXTURES
+from fuzz_support import (
+    CASES,
+    FUZZ,
+    SHARED_PUBLIC,
+    Seed,
+    corpus_files,
+    line_soup,
+    mutants,
+    one_line,
+    read_input,
+    register_summary,
+    save_failure,
+    seeds_from,
+    text_or_bytes,
+    truncations,
+)
+from stackprobe.parsers.ceph_inventory import erasure_profiles_in_use, parse_ceph_inventory
+from stackprobe.parsers.ceph_osd_bench import parse_osd_bench
+from stackprobe.parsers.ceph_status import CephStatus, parse_ceph_status
+from stackprobe.parsers.detect import detect
+from stackprobe.parsers.fio_hist_log import parse_hist_log
+from stackprobe.parsers.fio_json import JsonStream, interval_series, parse_fio_json, status_totals
+from stackprobe.parsers.fio_log import parse_fio_log, series_from_logs
+from stackprobe.parsers.fio_normal import parse_fio_normal
+from stackprobe.parsers.fio_terse import parse_fio_terse
+from stackprobe.parsers.inventory import parse_inventory
+from stackprobe.parsers.iperf3_json import parse_iperf3_json
+from stackprobe.parsers.memory import parse_mbw, parse_stress_ng_stream, parse_sysbench_memory
+from stackprobe.parsers.ping import parse_ping
+from stackprobe.parsers.rados_bench import parse_rados_bench
+from stackprobe.parsers.rbd_bench import parse_rbd_bench
+from stackprobe.parsers.records import (
+    CephInventoryRecord,
+    CpuRecord,
+    InventoryRecord,
+    IoRecord,
+    MemBwRecord,
+    NetRecord,
+    OsdBenchRecord,
+    PingRecord,
+    Record,
+    SeriesPoint,
+)
+from stackprobe.parsers.sadf_json import MonitorSeries, parse_sadf_json
+from stackprobe.parsers.stress_ng_cpu import parse_stress_ng_cpu
+
+RECORDED = FIXTURES / "recorded"
+PUBLIC = FIXTURES / "public"
+CEPH = RECORDED / "ceph"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fuzz_summary(request):
+    register_summary(request.config)
+
+
+# ------------------------------------------------------------------ the entry points
+
+
+def _files(*patterns: str, shared: tuple[str, ...] = ()) -> list[Path]:
+    """Seed files: fixtures in the repository, plus ../shared/fixtures/public when present."""
+    found = [p for pattern in patterns for p in sorted(FIXTURES.glob(pattern)) if p.is_file()]
+    if SHARED_PUBLIC.is_dir():
+        found += [p for pattern in shared for p in sorted(SHARED_PUBLIC.glob(pattern))]
+    return found
+
+
+def _sources(folder: Path, names: dict[str, str] | None = None) -> dict[str, str]:
+    """A multi-source parser's recorded inputs: {source name: text}."""
+    if names is None:
+        return {p.name: p.read_text() for p in sorted(folder.iterdir()) if p.name != "README.md"}
+    return {key: (folder / name).read_text() for key, name in names.items()}
+
+
+INVENTORY = _sources(RECORDED / "inventory")
+CEPH_INVENTORY = _sources(CEPH, {
+    "status": "ceph-16.2.15_status.json",
+    "osd_tree": "ceph-16.2.15_osd-tree.json",
+    "df": "ceph-16.2.15_df.json",
+    "pools": "ceph-16.2.15_osd-pool-ls-detail.json",
+    "versions": "ceph-16.2.15_versions.json",
+    "ec_profiles": "ceph-16.2.15_erasure-code-profile-ls.json",
+    "ec_profile.rec-ec-profile": "ceph-16.2.15_erasure-code-profile-get_rec-ec-profile.json",
+})
+
+
+def _each_source(parse: Callable[[dict[str, str]], Any], base: dict[str, str]) -> tuple:
+    """One call per source: the text in its place, the other sources as recorded."""
+    return tuple(functools.partial(_with_source, parse, base, source) for source in base)
+
+
+def _with_source(parse, base: dict[str, str], source: str, text: str):
+    return parse({**base, source: text})
+
+
+def _fio_status_stream(text: str) -> list[SeriesPoint]:
+    """What the steady-state runner does with fio's --status-interval output."""
+    stream = JsonStream()
+    docs = []
+    for at in range(0, len(text), 4096):
+        docs += stream.feed(text[at : at + 4096])
+    return interval_series([status_totals(d) for d in docs])
+
+
+def _fio_logs(text: str) -> list:
+    return [parse_fio_log(text), series_from_logs([text, text], [text])]
+
+
+def _ingest(text: str) -> list:
+    """`stackprobe ingest`: detection, then the parser it picked."""
+    return detect(text).parse(text)
+
+
+@dataclass(frozen=True)
+class Target:
+    calls: Callable[[str], Any] | tuple[Callable[[str], Any], ...]  # each is checked on its own
+    returns: Any  # the declared type of one returned record
+    seeds: list[Path]
+
+    def each(self) -> tuple[Callable[[str], Any], ...]:
+        return self.calls if isinstance(self.calls, tuple) else (self.calls,)
+
+
+FIO_JSON_SEEDS = ("recorded/fio-*.txt", "recorded/fio-hist/*/out.json", "public/fio/*.json")
+TARGETS: dict[str, Target] = {
+    "fio_json": Target(parse_fio_json, IoRecord,
+                       _files(*FIO_JSON_SEEDS, shared=("fio/*.json", "fio/*pbench.txt"))),
+    "fio_status_stream": Target(_fio_status_stream, SeriesPoint,
+                                _files(*FIO_JSON_SEEDS, shared=("fio/*.json",))),
+    "fio_normal": Target(parse_fio_normal, IoRecord,
+                         _files("recorded/fio-*normal*.txt", "public/fio/*normal*.txt",
+                                shared=("fio/*normal*.txt",))),
+    "fio_terse": Target(parse_fio_terse, IoRecord, _files("recorded/fio-*terse*.txt")),
+    "fio_hist_log": Target(parse_hist_log, dict, _files("recorded/fio-hist/*/*.log.gz")[:3]),
+    "fio_log": Target(_fio_logs, object, _files("recorded/fio-log/*.log")),
+    "iperf3_json": Target(parse_iperf3_json, NetRecord,
+                          _files("recorded/iperf3/*", "public/iperf3/*", shared=("iperf3/*",))),
+    "ping": Target(parse_ping, PingRecord, _files("recorded/ping/*.txt", "synthetic/ping/*.txt")),
+    "stress_ng_cpu": Target(parse_stress_ng_cpu, CpuRecord, _files("recorded/stress-ng/*")),
+    "stress_ng_stream": Target(parse_stress_ng_stream, MemBwRecord, _files("recorded/stress-ng/*")),
+    "sysbench_memory": Target(
+        (functools.partial(parse_sysbench_memory, operation="read"),
+         functools.partial(parse_sysbench_memory, operation="write")),
+        MemBwRecord, _files("recorded/sysbench/*")),
+    "mbw": Target(parse_mbw, MemBwRecord, _files("recorded/mbw/*")),
+    "inventory": Target(_each_source(parse_inventory, INVENTORY), InventoryRecord,
+                        _files("recorded/inventory/*", "synthetic/inventory-2socket/*")),
+    "rados_bench": Target((parse_rados_bench, functools.partial(parse_rados_bench, mode="seq")),
+                          IoRecord, _files("recorded/ceph/rados-bench*", "public/rados/*",
+                                           shared=("rados/*",))),
+    "rbd_bench": Target(parse_rbd_bench, IoRecord,
+                        _files("recorded/ceph/rbd-bench*", "public/rbd/*", shared=("rbd/*",))),
+    "ceph_osd_bench": Target(functools.partial(parse_osd_bench, osd=3), OsdBenchRecord,
+                             _files("recorded/ceph/ceph-*osd-bench*")),
+    "ceph_status": Target(parse_ceph_status, CephStatus, _files("recorded/ceph/ceph-*status*")),
+    "ceph_inventory": Target(_each_source(parse_ceph_inventory, CEPH_INVENTORY),
+                             CephInventoryRecord, _files("recorded/ceph/ceph-*.json")),
+    "ceph_pools_profiles": Target(erasure_profiles_in_use, str,
+                                  _files("recorded/ceph/ceph-16.2.15_osd-pool-ls-detail.json")),
+    "sadf_json": Target(parse_sadf_json, MonitorSeries,
+                        _files("recorded/sysstat/*.json", "recorded/sysstat/*.stdout")),
+    "ingest": Target(_ingest, (IoRecord, NetRecord),
+                     _files("recorded/fio-*.txt", "public/*/*", "recorded/iperf3/*",
+                            shared=("*/*",))),
+}
+SEEDS: dict[str, list[Seed]] = {name: seeds_from(t.seeds) for name, t in TARGETS.items()}
+
+
+# ------------------------------------------------------------------ the property
+
+_RECORD = TypeAdapter(Record)
+
+
+def _check_floats(value: Any, where: str) -> None:
+    """Every float reachable from a result is finite (NaN and inf are never a figure)."""
+    if isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            _check_floats(getattr(value, name), f"{where}.{name}")
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            _check_floats(getattr(value, f.name), f"{where}.{f.name}")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_floats(key, f"{where} key")
+            _check_floats(item, f"{where}[{key!r}]")
+    elif isinstance(value, (list, tuple, set)):
+        for i, item in enumerate(value):
+            _check_floats(item, f"{where}[{i}]")
+    elif isinstance(value, float):
+        assert math.isfinite(value), f"{where} is {value}"
+
+
+def _leaves(value: Any):
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _leaves(item)
+    else:
+        yield value
+
+
+def _check_types(result: Any, declared: Any) -> None:
+    """Each record is what the parser declares, and every field holds its declared type
+    (parsers set some fields after construction, where pydantic does not look)."""
+    for value in _leaves(result):
+        if declared is not object:
+            assert isinstance(value, declared), f"returned a {type(value).__name__}, not {declared}"
+        if isinstance(value, BaseModel):
+            type(value).model_validate(value.model_dump(), strict=True)
+            if hasattr(value, "to_json"):  # a Record: what results.json stores and reads back
+                _RECORD.validate_json(json.dumps(value.to_json(), allow_nan=False))
+        elif dataclasses.is_dataclass(value):
+            hints = typing.get_type_hints(type(value))
+            for f in dataclasses.fields(value):
+                TypeAdapter(hints[f.name]).validate_python(getattr(value, f.name), strict=True)
+
+
+def check(name: str, text: str) -> None:
+    """The property, for each call of the target: typed records with finite figures, or a
+    one-line ValueError."""
+    CASES["parsers"] += 1
+    target = TARGETS[name]
+    try:
+        for call in target.each():
+            try:
+                result = call(text)
+            except ValidationError as exc:
+                raise AssertionError(f"pydantic ValidationError leaked: {exc}") from exc
+            except ValueError as exc:
+                assert one_line(str(exc)), f"error message is not one line: {str(exc)[:500]!r}"
+                continue
+            _check_types(result, target.returns)
+            _check_floats(result, "result")
+    except BaseException:
+        save_failure(name, text)
+        raise
+
+
+# ------------------------------------------------------------------ the tests
+
+NAMES = sorted(TARGETS)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_seeds_are_there(name):
+    """Each entry point is fuzzed from real outputs, not only from random text."""
+    assert SEEDS[name], f"{name}: no seed fixture found"
+
+
+@pytest.mark.parametrize("name", NAMES)
+@FUZZ
+@given(data=st.data())
+def test_arbitrary_text_and_bytes(name, data):
+    check(name, data.draw(text_or_bytes(), label="input"))
+
+
+@pytest.mark.parametrize("name", NAMES)
+@FUZZ
+@given(data=st.data())
+def test_real_lines_recombined(name, data):
+    lines = sorted({ln for s in SEEDS[name] for ln in s.text.splitlines()[:400]})
+    check(name, data.draw(line_soup(lines or [""]), label="input"))
+
+
+@pytest.mark.parametrize("name", NAMES)
+@FUZZ
+@given(data=st.data())
+def test_mutated_fixtures(name, data):
+    mutant = data.draw(mutants(SEEDS[name]), label="input")
+    check(name, mutant.text)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_truncated_fixtures(name):
+    for seed in SEEDS[name]:
+        for cut in truncations(seed.text):
+            check(name, cut)
+
+
+CORPUS_CASES = [(name, path) for name in NAMES for path in corpus_files(name)]
+
+
+@pytest.mark.parametrize(("name", "path"), CORPUS_CASES,
+                         ids=[f"{n}/{p.name}" for n, p in CORPUS_CASES])
+def test_corpus(name, path):
+    """Inputs that once broke a parser (or are worth keeping), replayed on every run."""
+    check(name, read_input(path))
+
+
+def test_corpus_covers_every_parser():
+    assert {name for name, _ in CORPUS_CASES} == set(NAMES)

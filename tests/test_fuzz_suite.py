@@ -1,0 +1,329 @@
+"""Bad suite and hosts files: garbage, binary, YAML bombs, deep nesting, wrong types.
+
+Why: a suite or hosts file is the one input a person writes by hand, and `run`/`plan` read
+it before anything else. Whatever the file holds, loading it must end in a Suite (or
+HostsFile) or a SuiteError whose message is one line starting with `file:line: `, within
+a second or so and without exhausting memory: PyYAML's safe loader refuses code, but
+aliases expand without limit (a "billion laughs" is a few hundred bytes), recursive
+aliases and deep nesting exhaust the recursion limit, and some values (2024-13-45, .inf)
+load as something no field can use.
+
+Inputs: arbitrary text and bytes, YAML-ish token soup, the built-in suites with a wrong
+value in every field in turn, the built-in suites mutated (text and structure), a set of
+YAML bombs, and the corpus under tests/fixtures/fuzz/{suite,hosts}/. The CLI is checked
+end to end on a handful: one line on stderr, exit 2 (ingest: 1, as documented), no
+traceback.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conftest import run_cli
+from fuzz_support import (
+    CASES,
+    FUZZ,
+    JUNK,
+    Mutant,
+    Seed,
+    TEXT_OPS,
+    value_paths,
+    corpus_files,
+    one_line,
+    read_input,
+    register_summary,
+    save_failure,
+    text_or_bytes,
+    time_limit,
+)
+from stackprobe.suite.hosts import HostsFile
+from stackprobe.suite.loader import SuiteError, parse_model, parse_suite
+from stackprobe.suite.models import Suite
+
+BUILTIN = Path(__file__).resolve().parents[1] / "src" / "stackprobe" / "suite" / "builtin"
+FILENAME = "fuzz.yaml"
+ERROR = re.compile(rf"^{re.escape(FILENAME)}:\d+: .")
+HOSTS_SEED = """\
+ssh:
+  user: root
+  identity: ~/.ssh/id_ed25519
+  known_hosts: none
+  connect_timeout: 5
+hosts:
+  - name: node1
+    address: 192.0.2.11
+    roles: [client, storage]
+    nic_speed_mbps: 25000
+    directories: [/srv/bench]
+    devices: [/dev/nvme0n1]
+    ssh: {port: 2222}
+  - name: node2
+    address: 192.0.2.12
+"""
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fuzz_summary(request):
+    register_summary(request.config)
+
+
+def _parse_hosts(text: str, filename: str) -> HostsFile:
+    return parse_model(text, filename, HostsFile, "a hosts file is a mapping with 'hosts'")
+
+
+LOADERS: dict[str, tuple[Callable[[str, str], object], type]] = {
+    "suite": (parse_suite, Suite),
+    "hosts": (_parse_hosts, HostsFile),
+}
+SEEDS: dict[str, list[Seed]] = {
+    "suite": [Seed(p.name, p.read_text(), []) for p in sorted(BUILTIN.glob("*.yaml"))],
+    "hosts": [Seed("hosts.yaml", HOSTS_SEED, [])],
+}
+
+
+def _check_numbers(value, where: str) -> None:
+    """An accepted file's numbers are finite floats and ints a float can hold: plan and
+    run turn sizes and times into floats (an .inf runtime crashed `plan`)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_numbers(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_numbers(item, f"{where}[{i}]")
+    elif isinstance(value, float):
+        assert math.isfinite(value), f"{where} is {value}"
+    elif isinstance(value, int):
+        assert abs(value) <= sys.float_info.max, f"{where} has {len(str(value))} digits"
+
+
+def check(kind: str, text: str) -> None:
+    """The property: a Suite/HostsFile, or one SuiteError line `fuzz.yaml:N: ...`, soon."""
+    CASES["suite"] += 1
+    parse, model = LOADERS[kind]
+    try:
+        with time_limit(5):
+            try:
+                result = parse(text, FILENAME)
+            except SuiteError as exc:
+                message = str(exc)
+                assert one_line(message), f"not one line: {message[:300]!r}"
+                assert ERROR.match(message), f"no '{FILENAME}:LINE: ' at the start: {message[:300]!r}"
+                return
+        assert isinstance(result, model)
+        _check_numbers(result.model_dump(), "result")
+    except BaseException:
+        save_failure(kind, text)
+        raise
+
+
+# ------------------------------------------------------------------ inputs
+
+YAML_TOKENS = (
+    "name: x", "steps:", "  - kind: fio", "  - kind: inventory", "    rw: randread", "bs: 4k",
+    "iodepth: [1, 2]", "hosts:", "  - name: n1", "    address: 10.0.0.1", "defaults:", "ssh:",
+    "- ", "? ", ": ", "&a ", "*a", "<<: *a", "!!binary", "!!python/object/apply:os.system ['true']",
+    "!!set", "!!omap", "---", "...", "%YAML 1.1", "%TAG ! tag:x,2000:", "|", ">", "'", '"', "{",
+    "}", "[", "]", ",", "#", "\t", ".inf", ".nan", "-.inf", "1e999", "0x1f", "0o17", "1_000",
+    "2024-13-45", "2024-01-01 25:61:61", "~", "null", "yes", "no", "on", "1" + "0" * 400,
+)
+WRONG_VALUES: tuple = (
+    None, "x", "", True, [], {}, [1, 2], {"a": 1}, -1, 0, 10**400, float("inf"), float("nan"),
+    1e308, "1e400", "-5", "4k", [[[]]], "\u00e9\u2603", 3.5,
+)
+
+
+def yaml_soup() -> st.SearchStrategy[str]:
+    piece = st.one_of(st.sampled_from(YAML_TOKENS), st.sampled_from(JUNK[:24]), st.text(max_size=12))
+    line = st.lists(piece, max_size=5).map("".join)
+    return st.lists(line, max_size=25).map("\n".join)
+
+
+def _set(doc, path: tuple, value) -> None:
+    node = doc
+    for key in path[:-1]:
+        node = node[key]
+    if value is _DELETE:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+
+
+_DELETE = object()
+
+
+def _dump(doc) -> str:
+    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)
+
+
+@st.composite
+def yaml_mutants(draw, seeds: list[Seed]) -> Mutant:
+    """A seed with a value replaced by a wrong type or deleted (then dumped again), and/or
+    text mutations (cut, bit flips, huge numbers, junk, lines moved)."""
+    seed = draw(st.sampled_from(seeds))
+    text, recipe = seed.text, [seed.name]
+    if draw(st.booleans()):
+        doc = yaml.safe_load(seed.text)
+        paths = value_paths(doc)
+        path = paths[draw(st.integers(0, len(paths) - 1))]
+        value = draw(st.sampled_from((_DELETE,) + WRONG_VALUES))
+        _set(doc, path, value)
+        text = _dump(doc)
+        recipe.append(f"{'.'.join(map(str, path))} = {'<deleted>' if value is _DELETE else repr(value)[:12]}")
+    for _ in range(draw(st.integers(0 if len(recipe) > 1 else 1, 3))):
+        text, step = TEXT_OPS[draw(st.sampled_from(sorted(TEXT_OPS)))](draw, text)
+        recipe.append(step)
+    return Mutant(text, "; ".join(recipe))
+
+
+def _bombs() -> dict[str, str]:
+    laughs = ["a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    laughs += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 10)]
+    mapping = ["m0: &m0 {a: 1, b: 2, c: 3, d: 4}"]
+    mapping += [f"m{i}: &m{i} {{a: *m{i - 1}, b: *m{i - 1}, c: *m{i - 1}, d: *m{i - 1}}}"
+                for i in range(1, 20)]
+    return {
+        "billion-laughs": "\n".join(laughs) + "\n",
+        "billion-laughs-in-a-step": "name: x\nsteps:\n  - kind: fio\n    options:\n      " +
+        "\n      ".join(laughs) + "\n",
+        "mapping-bomb-merge": "\n".join(mapping) + "\nname: x\nsteps: [{kind: inventory, <<: *m19}]\n",
+        "deep-flow-list": "name: x\nsteps: " + "[" * 100_000 + "]" * 100_000 + "\n",
+        "deep-flow-map": "name: x\nsteps: " + "{a: " * 20_000 + "1" + "}" * 20_000 + "\n",
+        "deep-block": "".join("  " * i + "- \n" for i in range(500)),
+        "recursive-alias": "name: x\nsteps: &s [{kind: inventory, title: *s}]\n",
+        "recursive-map": "a: &a {b: *a}\n",
+        "collection-key": "? [a, b]\n: 1\nname: x\n",
+        "many-values": "name: x\nsteps: [" + "1, " * 21_000 + "]\n",
+        "huge-text": "name: x\ndescription: " + "y" * 300_000 + "\nsteps: [{kind: inventory}]\n",
+        "huge-int": "name: x\nsteps: [{kind: fio, iodepth: " + "9" * 5000 + "}]\n",
+        "code-tag": "name: !!python/object/apply:os.system ['touch /tmp/stackprobe-pwned']\n",
+    }
+
+
+# ------------------------------------------------------------------ properties
+
+
+@pytest.mark.parametrize("kind", sorted(LOADERS))
+@FUZZ
+@given(data=st.data())
+def test_arbitrary_text_and_bytes(kind, data):
+    check(kind, data.draw(text_or_bytes(), label="input"))
+
+
+@pytest.mark.parametrize("kind", sorted(LOADERS))
+@FUZZ
+@given(data=st.data())
+def test_yaml_soup(kind, data):
+    check(kind, data.draw(yaml_soup(), label="input"))
+
+
+@pytest.mark.parametrize("kind", sorted(LOADERS))
+@FUZZ
+@given(data=st.data())
+def test_mutated_files(kind, data):
+    check(kind, data.draw(yaml_mutants(SEEDS[kind]), label="input").text)
+
+
+@pytest.mark.parametrize("kind", sorted(LOADERS))
+def test_wrong_value_in_every_field(kind):
+    """Each value of each built-in suite (and the hosts example) in turn: a wrong type, a
+    huge number, NaN or infinity in its place, or its key deleted (rotating over those)."""
+    choices = (_DELETE,) + WRONG_VALUES
+    for seed in SEEDS[kind]:
+        doc = yaml.safe_load(seed.text)
+        for i, path in enumerate(value_paths(doc)):
+            mutated = yaml.safe_load(seed.text)
+            _set(mutated, path, choices[i % len(choices)])
+            check(kind, _dump(mutated))
+
+
+@pytest.mark.parametrize("name", sorted(_bombs()))
+def test_yaml_bombs_are_refused_quickly(name):
+    text = _bombs()[name]
+    tracemalloc.start()
+    try:
+        check("suite", text)
+        check("hosts", text)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 200 * 2**20, f"peak {peak / 2**20:.0f} MiB"
+    with pytest.raises(SuiteError):
+        parse_suite(text, FILENAME)
+    assert not Path("/tmp/stackprobe-pwned").exists()
+
+
+def test_the_builtin_suites_still_load():
+    for seed in SEEDS["suite"]:
+        check("suite", seed.text)
+        assert isinstance(parse_suite(seed.text, seed.name), Suite)
+    assert isinstance(_parse_hosts(HOSTS_SEED, "hosts.yaml"), HostsFile)
+
+
+CORPUS_CASES = [(kind, path) for kind in sorted(LOADERS) for path in corpus_files(kind)]
+
+
+@pytest.mark.parametrize(("kind", "path"), CORPUS_CASES,
+                         ids=[f"{k}/{p.name}" for k, p in CORPUS_CASES])
+def test_corpus(kind, path):
+    """Files that once broke the loader (or are worth keeping), replayed on every run."""
+    check(kind, read_input(path))
+
+
+# ------------------------------------------------------------------ the CLI, end to end
+
+
+def _one_line_error(proc, code: int) -> str:
+    assert proc.returncode == code, (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
+    assert "Traceback" not in proc.stdout + proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, proc.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize(("command", "content", "expect"), [
+    ("run", b"name: x\nsteps:\n  - kind: fio\n    iodepth: deep\n", ":4: steps[0].iodepth:"),
+    ("plan", b"name: x\nsteps: [\n", ": invalid YAML:"),
+    ("plan", bytes(range(256)) * 4, ":2: not a UTF-8 text file (byte 128: 0x80)"),
+    ("plan", _bombs()["billion-laughs-in-a-step"].encode(), "a YAML bomb?"),
+    ("plan", b"name: x\nsteps:\n  - kind: memory\n    seconds: .inf\n", ":4: steps[0].seconds: not a finite"),
+    ("plan", b"name: x\nsteps:\n  - kind: fio\n    title: 2024-13-45\n", ":4: invalid YAML value"),
+])
+def test_cli_bad_suite_is_one_line(tmp_path, command, content, expect):
+    CASES["suite"] += 1
+    bad = tmp_path / "bad.yaml"
+    bad.write_bytes(content)
+    args = [command, bad] + (["--out", tmp_path / "runs", "--target", tmp_path] if command == "run" else [])
+    line = _one_line_error(run_cli(args, cwd=tmp_path, timeout=120), 2)
+    assert line.startswith(f"stackprobe: {bad}") and expect in line, line
+    assert not (tmp_path / "runs").exists()
+
+
+def test_cli_bad_hosts_file_is_one_line(tmp_path):
+    CASES["suite"] += 1
+    hosts = tmp_path / "hosts.yaml"
+    hosts.write_bytes(b"hosts:\n  - name: n1\n    address: \x00\x01\xff\n")
+    line = _one_line_error(run_cli(["plan", "quick", "--hosts", hosts], cwd=tmp_path), 2)
+    assert line.startswith(f"stackprobe: {hosts}:3: "), line
+
+
+def test_cli_ingest_garbage_is_one_line(tmp_path):
+    CASES["parsers"] += 2
+    garbage = tmp_path / "garbage.bin"
+    garbage.write_bytes(bytes(range(256)) * 64 + b"{" * 5000 + b"[" * 5000)
+    line = _one_line_error(run_cli(["ingest", garbage], cwd=tmp_path), 1)
+    assert line.startswith(f"stackprobe: {garbage}: cannot ingest:"), line
+    nan = tmp_path / "nan.json"
+    nan.write_text('{"fio version": "fio-3.33", "jobs": [{"jobname": "j", "groupid": 0,'
+                   ' "read": {"iops": NaN, "bw_bytes": 1e999}}]}\n')
+    line = _one_line_error(run_cli(["ingest", "--json", nan], cwd=tmp_path), 1)
+    assert "cannot ingest" in line, line
