@@ -49,7 +49,8 @@ def test_sigkill_mid_suite_then_resume(tmp_path):
             except (StopIteration, FileNotFoundError, json.JSONDecodeError):
                 continue
             done = [s for s in doc["steps"] if s["status"] == "ok"]
-            if len(done) >= 2:
+            # two steps done and the third's monitor (sadc, in a session of its own) running
+            if len(done) >= 2 and _running_with(f"stackprobe-{doc['run']['id']}/monitor.sa"):
                 break
         assert len(done) >= 2, "the run never completed two steps"
         os.killpg(proc.pid, signal.SIGKILL)  # the controller and whatever fio it had started

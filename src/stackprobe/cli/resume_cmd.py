@@ -10,19 +10,17 @@ run again, each from nothing. A run whose controller is still alive is refused.
 from __future__ import annotations
 
 import os
-import signal
-import time
 from pathlib import Path
 
 import typer
 from rich.console import Console
 
 from stackprobe.cli.progress import RunProgress
-from stackprobe.cli.run_cmd import EXIT_INTERRUPTED, EXIT_STEP_FAILED
+from stackprobe.cli.run_cmd import finish
 from stackprobe.cli.show_cmd import resolve_run
 from stackprobe.errors import UserError
 from stackprobe.plan.expand import expand
-from stackprobe.report.terminal import print_summary
+from stackprobe.procs import stop_pids
 from stackprobe.runners.executor import DONE, RunSettings
 from stackprobe.runners.launch import CephOptions, launch
 from stackprobe.store.results import RunResults
@@ -69,12 +67,7 @@ def resume(
             out_dir=path.parent, progress=progress,
             ceph=CephOptions(suite.ceph, Path(conf) if conf else None), hosts=hosts, resume=path,
         )
-    console.print()
-    print_summary(results, console, str(run_path))
-    if results.run.status == "interrupted":
-        raise typer.Exit(EXIT_INTERRUPTED)
-    if results.run.status == "failed":
-        raise typer.Exit(EXIT_STEP_FAILED)
+    finish(results, console, run_path)
 
 
 def stop_leftovers(scratch: Path, grace_s: float = 5.0) -> list[int]:
@@ -92,15 +85,7 @@ def stop_leftovers(scratch: Path, grace_s: float = 5.0) -> list[int]:
                 found.append(int(proc.name))
         except OSError:
             continue
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        for pid in found:
-            try:
-                os.kill(pid, sig)
-            except ProcessLookupError:
-                pass
-        deadline = time.monotonic() + grace_s
-        while time.monotonic() < deadline and any(_running(p) for p in found):
-            time.sleep(0.1)
+    stop_pids(found, _running, grace_s)
     return found
 
 

@@ -69,6 +69,11 @@ def run(
             ceph=CephOptions(loaded.suite.ceph, ceph_conf.resolve() if ceph_conf else None, force),
             hosts=hosts, destroy_data=tuple(destroy_data or ()),
         )
+    finish(results, console, run_path)
+
+
+def finish(results, console: Console, run_path: Path) -> None:
+    """The summary table, then the exit status a script can test (1 failed, 130 stopped)."""
     console.print()
     print_summary(results, console, str(run_path))
     if results.run.status == "interrupted":

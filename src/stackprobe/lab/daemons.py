@@ -9,11 +9,11 @@ command line): a PID recycled by another program is never touched.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from stackprobe.procs import stop_pids
 
 
 @dataclass
@@ -64,25 +64,6 @@ def stop(daemons: list[Daemon], grace_s: float) -> list[str]:
     """SIGTERM the recorded daemons that are still ours, SIGKILL after `grace_s`.
 
     Returns what had to be killed (for the record)."""
-    targets = [d for d in daemons if alive(d)]
-    for d in targets:
-        _signal(d.pid, signal.SIGTERM)
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline and any(alive(d) for d in targets):
-        time.sleep(0.1)
-    killed = []
-    for d in targets:
-        if alive(d):
-            _signal(d.pid, signal.SIGKILL)
-            killed.append(d.name)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and any(alive(d) for d in targets):
-        time.sleep(0.05)
-    return killed
-
-
-def _signal(pid: int, sig: int) -> None:
-    try:
-        os.kill(pid, sig)
-    except ProcessLookupError:
-        pass
+    by_pid = {d.pid: d for d in daemons}
+    killed = stop_pids(list(by_pid), lambda pid: alive(by_pid[pid]), grace_s)
+    return [by_pid[pid].name for pid in killed]

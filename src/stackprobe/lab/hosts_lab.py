@@ -27,12 +27,10 @@ import json
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -40,6 +38,7 @@ import yaml
 
 from stackprobe.errors import UserError
 from stackprobe.lab import netns
+from stackprobe.procs import stop_pids
 from stackprobe.lab.cgroups import cgroup_path, cgroup_pids, cgroup_version, make_cpu_cgroup, remove_cgroup
 from stackprobe.store.rundir import atomic_write
 
@@ -189,30 +188,6 @@ def sshd_is_ours(pid: int | None, ns_inode: int | None) -> bool:
     except OSError:
         return False  # gone, or a zombie
     return exe in (SSHD, f"{SSHD} (deleted)") and netns.pid_netns_inode(pid) == ns_inode
-
-
-def stop_pids(pids: list[int], still_ours: Callable[[int], bool], grace_s: float) -> list[int]:
-    """SIGTERM the PIDs still ours, SIGKILL those left after `grace_s`; returns the killed."""
-    targets = [p for p in pids if still_ours(p)]
-    for pid in targets:
-        _signal(pid, signal.SIGTERM)
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline and any(still_ours(p) for p in targets):
-        time.sleep(0.05)
-    killed = [p for p in targets if still_ours(p)]
-    for pid in killed:
-        _signal(pid, signal.SIGKILL)
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and any(still_ours(p) for p in killed):
-        time.sleep(0.05)
-    return killed
-
-
-def _signal(pid: int, sig: int) -> None:
-    try:
-        os.kill(pid, sig)
-    except ProcessLookupError:
-        pass
 
 
 def _alive_in(pid: int, ns_inode: int | None, cgroup: Path | None) -> bool:
