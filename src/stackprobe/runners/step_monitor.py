@@ -21,6 +21,8 @@ from stackprobe.monitor.summary import summarise, write_samples_json
 from stackprobe.store.rundir import atomic_write
 from stackprobe.transport.base import Transport
 
+# a step shorter than sadc's interval has no sample: nothing went wrong, nothing to say
+TOO_SHORT = "no samples"
 SPEEDS_ARGV = ["sh", "-c", "grep -H . /sys/class/net/*/speed 2>/dev/null; true"]
 
 
@@ -67,7 +69,7 @@ class StepMonitors:
                                strict=True))
         out, problems, summaries = {}, [], {}
         for host, res in results.items():
-            if res.problem:
+            if res.problem and not res.problem.startswith(TOO_SHORT):
                 problems.append(f"monitoring {host}: {res.problem}")
             if res.raw_json:
                 atomic_write(step_dir / f"monitor-{host}.sadf.json", res.raw_json)
