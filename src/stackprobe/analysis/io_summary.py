@@ -51,8 +51,8 @@ def combine_direction(stats: Sequence[IoStats]) -> DirectionSummary | None:
     return DirectionSummary(
         iops=sum(s.iops for s in stats),
         bw_bytes=sum(s.bw_bytes for s in stats),
-        lat_mean_ns=_weighted_mean(stats, "lat_ns"),
-        clat_mean_ns=_weighted_mean(stats, "clat_ns"),
+        lat_mean_ns=weighted_mean(stats, "lat_ns"),
+        clat_mean_ns=weighted_mean(stats, "clat_ns"),
         clat_ns=_merged([s.clat_bins for s in stats]),
         lat_ns=_merged([s.lat_bins for s in stats]),
     )
@@ -69,7 +69,9 @@ def _merged(histograms: list[dict[int, int] | None]) -> dict[str, float]:
     return percentiles(merge_bins(histograms))  # type: ignore[arg-type]
 
 
-def _weighted_mean(stats: Sequence[IoStats], field: str) -> float | None:
+def weighted_mean(stats: Sequence[IoStats], field: str) -> float | None:
+    """The mean of a latency dict field over jobs (or clients), weighted by I/O count;
+    None unless every one has a mean and I/Os."""
     pairs = [(getattr(s, field).get("mean"), s.total_ios) for s in stats]
     if any(mean is None or not n for mean, n in pairs):
         return None

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from stackprobe.analysis.histogram import merge_bins, percentiles
+from stackprobe.analysis.io_summary import weighted_mean
 from stackprobe.analysis.step_summary import FLEET_HOST
 from stackprobe.parsers.fio_json import FioJsonError, parse_fio_json
 from stackprobe.parsers.records import IoRecord, IoStats
@@ -68,19 +69,12 @@ def merge_clients(records: list[IoRecord], label: str) -> IoRecord:
             if all(bins):
                 figures.update(percentiles(merge_bins(bins)))  # type: ignore[arg-type]
                 setattr(out, f"{field}_bins", merge_bins(bins))  # type: ignore[arg-type]
-            mean = _weighted_mean(stats, f"{field}_ns")
+            mean = weighted_mean(stats, f"{field}_ns")
             if mean is not None:
                 figures["mean"] = mean
             setattr(out, f"{field}_ns", figures)
         setattr(merged, d, out)
     return merged
-
-
-def _weighted_mean(stats: list[IoStats], field: str) -> float | None:
-    pairs = [(getattr(s, field).get("mean"), s.total_ios) for s in stats]
-    if any(m is None or not n for m, n in pairs):
-        return None
-    return sum(m * n for m, n in pairs) / sum(n for _, n in pairs)
 
 
 class FioFleet:
