@@ -9,6 +9,7 @@ step directory, so raw output is never lost, also when parsing fails.
 from __future__ import annotations
 
 import shutil
+import time
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from stackprobe.transport.base import CommandResult, Transport
 
 if TYPE_CHECKING:
     from stackprobe.runners.ceph_session import CephSession
-    from stackprobe.transport.fleet import Fleet
+    from stackprobe.transport.fleet import Fleet, HostHandle
 
 
 @dataclass
@@ -174,6 +175,40 @@ def stop_started(ctx: StepContext) -> list[str]:
         return []
     with ThreadPoolExecutor(max_workers=min(32, len(started))) as pool:
         return [p for p in pool.map(stop, started) if p]
+
+
+SERVER_READY_S = 10.0
+
+
+def start_servers(ctx: StepContext, tool: str, port: int,
+                  argv_of: Callable[[HostHandle], list[str]]) -> str | None:
+    """A server (`fio --server`, `iperf3 -s`) on each host of a fleet step, all at once, each
+    kept in ctx.started for cleanup to stop by PID; None once every one listens on `port`,
+    else why not, in one line."""
+    assert ctx.fleet is not None
+    names = list(ctx.step.hosts)
+
+    def start(h: HostHandle) -> str | None:
+        try:
+            proc = h.transport.start(argv_of(h), log=f"{h.scratch}/{tool}-server-{ctx.step.id}.log")
+        except OSError as exc:
+            return f"{h.name}: {tool} server did not start: {exc}"
+        ctx.started.append((h.name, proc))
+        return None
+
+    problems = [p for p in ctx.fleet.each(start, names).values() if p]
+    if problems:
+        return "; ".join(problems)
+    deadline = time.monotonic() + SERVER_READY_S
+    waiting = names
+    while waiting and time.monotonic() < deadline:
+        time.sleep(0.2)
+        up = ctx.fleet.each(lambda h: h.listening(port), waiting)
+        waiting = [n for n in waiting if not up[n]]
+    if waiting:
+        return f"{tool} server not listening on " + ", ".join(
+            f"{n} ({ctx.fleet[n].host.address}:{port})" for n in waiting)
+    return None
 
 
 MAX_MESSAGE = 300

@@ -15,7 +15,6 @@ but no percentiles at all (fio 3.33); its figures are kept beside ours as a cros
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from stackprobe.analysis.histogram import merge_bins, percentiles
@@ -23,12 +22,17 @@ from stackprobe.analysis.io_summary import weighted_mean
 from stackprobe.analysis.step_summary import FLEET_HOST
 from stackprobe.parsers.fio_json import FioJsonError, parse_fio_json
 from stackprobe.parsers.records import IoRecord, IoStats
-from stackprobe.runners.base import StepContext, StepOutcome, failure_message, stop_started
+from stackprobe.runners.base import (
+    StepContext,
+    StepOutcome,
+    failure_message,
+    start_servers,
+    stop_started,
+)
 from stackprobe.runners.fio_job import build_job
 from stackprobe.transport.fleet import HostHandle
 
 FIO_SERVER_PORT = 8765
-SERVER_READY_S = 10.0
 _DIRECTIONS = ("read", "write", "trim")
 
 
@@ -109,7 +113,8 @@ class FioFleet:
         warnings = [f"{n}: O_DIRECT not supported in its directory: ran buffered"
                     for n in self._no_direct.get(ctx.step.id, [])
                     if ctx.step.params.get("direct")]
-        problem = self._start_servers(ctx, handles)
+        problem = start_servers(ctx, "fio", FIO_SERVER_PORT, lambda h: [
+            "fio", f"--server=ip:{h.host.address},{FIO_SERVER_PORT}"])
         if problem:
             return StepOutcome("failed", error=problem, warnings=warnings)
         argv = ["fio", "--output-format=json+", *client_args(
@@ -168,34 +173,6 @@ class FioFleet:
                 "${STACKPROBE_DIR}", work)
         return build_job(job_name(ctx.step.name, h.name), p, directory=work,
                          direct_io=direct_ok)
-
-    @staticmethod
-    def _start_servers(ctx: StepContext, handles: list[HostHandle]) -> str | None:
-        assert ctx.fleet is not None
-
-        def start(h: HostHandle) -> str | None:
-            argv = ["fio", f"--server=ip:{h.host.address},{FIO_SERVER_PORT}"]
-            try:
-                proc = h.transport.start(argv, log=f"{h.scratch}/fio-server-{ctx.step.id}.log")
-            except OSError as exc:
-                return f"{h.name}: fio server did not start: {exc}"
-            ctx.started.append((h.name, proc))
-            return None
-
-        names = [h.name for h in handles]
-        problems = [p for p in ctx.fleet.each(start, names).values() if p]
-        if problems:
-            return "; ".join(problems)
-        deadline = time.monotonic() + SERVER_READY_S
-        waiting = list(names)
-        while waiting and time.monotonic() < deadline:
-            time.sleep(0.2)
-            up = ctx.fleet.each(lambda h: h.listening(FIO_SERVER_PORT), waiting)
-            waiting = [n for n in waiting if not up[n]]
-        if waiting:
-            return "fio server not listening on " + ", ".join(
-                f"{n} ({ctx.fleet[n].host.address}:{FIO_SERVER_PORT})" for n in waiting)
-        return None
 
 
 def _compare(merged: IoRecord, fio_all: IoRecord | None, names: list[str]) -> dict:

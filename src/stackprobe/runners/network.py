@@ -16,17 +16,15 @@ from __future__ import annotations
 
 import itertools
 import random
-import time
 from dataclasses import asdict
 
 from stackprobe.analysis.network_matrix import build_matrix, link_speed_mbps
 from stackprobe.parsers.iperf3_json import parse_iperf3_json
 from stackprobe.parsers.ping import parse_ping, ping_argv
 from stackprobe.parsers.records import NetRecord, PingRecord
-from stackprobe.runners.base import StepContext, StepOutcome, stop_started
+from stackprobe.runners.base import StepContext, StepOutcome, start_servers, stop_started
 from stackprobe.transport.fleet import HostHandle
 
-SERVER_READY_S = 10.0
 
 
 def choose_pairs(names: list[str], pairs: str | int, seed: str) -> list[tuple[str, str]]:
@@ -63,7 +61,9 @@ class NetworkRunner:
         by_name = {h.name: h for h in handles}
         links = self._link_speeds(ctx, handles)
         warnings = self._speed_warnings(handles, links)
-        problem = self._start_servers(ctx, handles, int(p["port"]))
+        port = int(p["port"])
+        problem = start_servers(ctx, "iperf3", port,
+                                lambda h: ["iperf3", "-s", "-B", h.host.address, "-p", str(port)])
         if problem:
             return StepOutcome("failed", error=problem, warnings=warnings)
         records: list[NetRecord | PingRecord] = []
@@ -116,27 +116,6 @@ class NetworkRunner:
                 out.append(f"{h.name}: {links[h.name]['nic']} links at {got:.0f} Mb/s, the hosts "
                            f"file expects {want} Mb/s (cable, transceiver or switch port)")
         return out
-
-    @staticmethod
-    def _start_servers(ctx: StepContext, handles: list[HostHandle], port: int) -> str | None:
-        """An iperf3 server on each host, bound to its address; None once all listen."""
-        for h in handles:
-            argv = ["iperf3", "-s", "-B", h.host.address, "-p", str(port)]
-            log = f"{h.scratch}/iperf3-server-{ctx.step.id}.log"
-            try:
-                proc = h.transport.start(argv, log=log)
-            except OSError as exc:
-                return f"{h.name}: iperf3 server did not start: {exc}"
-            ctx.started.append((h.name, proc))
-        deadline = time.monotonic() + SERVER_READY_S
-        waiting = list(handles)
-        while waiting and time.monotonic() < deadline:
-            time.sleep(0.2)
-            waiting = [h for h in waiting if not h.listening(port)]
-        if waiting:
-            return "iperf3 server not listening on " + ", ".join(
-                f"{h.name} ({h.host.address}:{port})" for h in waiting)
-        return None
 
     @staticmethod
     def _pair(ctx: StepContext, client: HostHandle, server: HostHandle, p: dict):
