@@ -11,7 +11,11 @@ One record type per kind of figure, told apart by `type`:
 - `ceph_inventory`: a Ceph cluster's health, OSDs, pools and versions;
 - `slo`: a latency-bounded maximum IOPS search and its probes;
 - `cpu`: a CPU throughput figure (stress-ng bogo ops/s of one stressor);
-- `ping`: round-trip latency and loss between two hosts.
+- `ping`: round-trip latency and loss between two hosts;
+- `ior`: one IOR access (write or read) of one IOR test, with its summary and iterations;
+- `mdtest`: one mdtest operation row (file creation, directory stat, tree removal, ...);
+- `io500`: an IO500 run (or an io500-like one): its phases, the score it reported and the
+  score recomputed with the official formula.
 
 Latency dicts (`clat_ns`, `lat_ns`, `slat_ns`) are flat: mean/min/max/stddev plus the
 percentiles the tool reported, keyed by `percentile_key` ("p50", "p99.9", ...).
@@ -274,8 +278,124 @@ class InventoryRecord(_Record):
     flags: list[str] = Field(default_factory=list)  # settings the seeds warn about
 
 
+class SummaryStat(BaseModel):
+    """Max/min/mean/stddev over iterations, as IOR and mdtest print their summaries."""
+
+    model_config = _MODEL
+
+    max: float | None = None
+    min: float | None = None
+    mean: float | None = None
+    stddev: float | None = None
+
+
+class IorRecord(_Record):
+    """One access (write or read) of one IOR test (parsers/ior_text.py).
+
+    Bandwidths are bytes/s (IOR prints MiB/s = 2**20 bytes/s); `ops` are IOR's OPs/s
+    (transfers per second). `iterations` holds IOR's per-iteration result rows."""
+
+    type: Literal["ior"] = "ior"
+    tool: str = "ior"
+    tool_version: str | None = None
+    test: int | None = None  # the nth IOR test in the file (0-based), several runs in one file
+    operation: str  # write, read
+    api: str | None = None
+    tasks: int | None = None
+    nodes: int | None = None
+    tasks_per_node: int | None = None
+    repetitions: int | None = None
+    file_per_process: bool | None = None
+    transfer_bytes: int | None = None
+    block_bytes: int | None = None
+    segments: int | None = None
+    aggregate_bytes: int | None = None  # what IOR moved (or expected to) over all tasks
+    bw_bytes: SummaryStat = Field(default_factory=SummaryStat)
+    ops: SummaryStat = Field(default_factory=SummaryStat)
+    mean_time_s: float | None = None
+    iterations: list[dict[str, float]] = Field(default_factory=list)  # bw_bytes, iops, latency_s, open_s, wrrd_s, close_s, total_s, iter
+    stonewall: dict[str, float] = Field(default_factory=dict)  # time_s, bytes, pairs_min/max ...
+    warnings: list[str] = Field(default_factory=list)
+    command: str | None = None
+    path: str | None = None
+
+
+class MdtestRecord(_Record):
+    """One mdtest operation row of one summary (parsers/mdtest_text.py).
+
+    `operation` is normalised ("file_create", "dir_stat", "tree_remove", ...); `label` is
+    the row as mdtest printed it. Rates are ops/s; mdtest 4.x also prints a time table in
+    ms per operation, older versions a time table in seconds."""
+
+    type: Literal["mdtest"] = "mdtest"
+    tool: str = "mdtest"
+    tool_version: str | None = None
+    test: int | None = None  # the nth mdtest run in the file (0-based)
+    operation: str
+    label: str
+    rate: SummaryStat = Field(default_factory=SummaryStat)
+    time_s: SummaryStat | None = None  # seconds per phase (mdtest < 4)
+    time_per_op_ms: SummaryStat | None = None  # ms per operation (mdtest 4.x)
+    iterations: int | None = None
+    tasks: int | None = None
+    nodes: int | None = None
+    items: int | None = None  # files (or directories) the run was set to create, all tasks
+    stonewall: dict[str, float] = Field(default_factory=dict)
+    warnings: list[str] = Field(default_factory=list)
+    command: str | None = None
+    path: str | None = None
+
+
+class Io500Phase(BaseModel):
+    """One phase of an IO500 run: a bandwidth phase (ior-*) or a metadata phase (mdtest-*,
+    find). `value` is in `unit` as the file states it (GiB/s, GB/s, MB/s, kIOPS, IOPS)."""
+
+    model_config = _MODEL
+
+    name: str  # normalised: ior-easy-write, mdtest-hard-stat, find, ...
+    kind: Literal["bw", "md", "other"]
+    value: float
+    unit: str
+    time_s: float | None = None
+    scored: bool = True  # counted in the score (extra phases such as ior-rnd4K are not)
+    details: dict[str, Any] = Field(default_factory=dict)  # command, stonewall figures, ...
+
+
+class Io500Score(BaseModel):
+    model_config = _MODEL
+
+    bw: float
+    md: float
+    total: float
+    bw_unit: str
+    md_unit: str
+
+
+class Io500Record(_Record):
+    """An IO500 run as its result files tell it, with the score recomputed.
+
+    `official` is False for stackprobe's io500-like suite, whose label always says it is
+    not an official IO500 score."""
+
+    type: Literal["io500"] = "io500"
+    tool: str = "io500"
+    version: str | None = None  # io500-isc25_v1, io500.sh 2018, prototype 2017 ...
+    source_format: str | None = None  # result_summary, result_ini, prototype, stackprobe
+    official: bool = True
+    label: str | None = None
+    mode: str | None = None  # standard, extended ...
+    procs: int | None = None
+    phases: list[Io500Phase] = Field(default_factory=list)
+    score_reported: Io500Score | None = None
+    score_computed: Io500Score | None = None
+    formula: str | None = None
+    mismatches: list[str] = Field(default_factory=list)  # reported vs recomputed
+    host: str | None = None
+
+
 Record = Annotated[
     Union[IoRecord, OpsRecord, MemBwRecord, NetRecord, InventoryRecord, OsdBenchRecord,
-          CephInventoryRecord, SloRecord, CpuRecord, PingRecord],
+          CephInventoryRecord, SloRecord, CpuRecord, PingRecord, IorRecord, MdtestRecord,
+          Io500Record],
     Field(discriminator="type"),
 ]

@@ -265,21 +265,75 @@ class RbdBenchStep(_Measured):
 
 
 class MetadataStep(_Measured):
-    """File create/stat/delete rates with fio's filecreate/filestat/filedelete engines."""
+    """File create/stat/read/delete rates with fio's filecreate/filestat/filedelete engines
+    (read: one small read per file). layout 'easy' gives every process its own directory,
+    'hard' puts every process's files in one shared directory."""
 
     kind: Literal["metadata"]
     files: Counts = 2000  # per job
     numjobs: Counts = 1
     file_size: Size = "4k"
-    operations: list[Literal["create", "stat", "delete"]] = Field(
+    operations: list[Literal["create", "write", "stat", "read", "delete"]] = Field(
         default_factory=lambda: ["create", "stat", "delete"]
     )
     stat_type: Literal["stat", "lstat", "statx"] = "stat"
+    layout: Literal["easy", "hard"] | list[Literal["easy", "hard"]] = "easy"
+    target: Literal["local", "cephfs"] | list[Literal["local", "cephfs"]] = "local"
+    stripe: Stripe | None = None  # Lustre: `lfs setstripe` on the step's directory
+
+
+class Stripe(_Strict):
+    """Lustre striping for a directory (`lfs setstripe -c COUNT -S SIZE [-p POOL]`), applied
+    when `lfs` exists on the host; elsewhere the step says it was not applied."""
+
+    count: int = Field(default=1, ge=-1)  # -1: every OST
+    size: Size | None = None  # stripe size, e.g. 1M
+    pool: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$")
+
+
+class Io500Step(_Measured):
+    """The real IO500 (or IOR, or mdtest) binaries under the user's MPI launcher.
+
+    tool io500: a config.ini is generated (datadir, resultdir, stonewall time, and any
+    `settings` per section), run as `LAUNCHER io500 config.ini`, and its result files are
+    ingested with the score recomputed. tool ior / mdtest: `LAUNCHER ior ARGS...` and its
+    output parsed. Not packaged for Debian: the binaries must be installed by the user."""
+
+    kind: Literal["io500"]
+    tool: Literal["io500", "ior", "mdtest"] = "io500"
+    binary: str | None = None  # path of the binary; default: the tool's name on PATH
+    launcher: list[str] = Field(default_factory=lambda: ["mpirun", "-np", "2"])
+    directory: str | None = None  # data directory; default: the step's scratch directory
+    stonewall: Duration = "300s"  # io500 [global] stonewall time (300 s for a valid run)
+    settings: dict[str, dict[str, Scalar]] = Field(default_factory=dict)  # ini section -> key -> value
+    args: list[str] = Field(default_factory=list)  # ior / mdtest arguments
+    stripe: dict[str, Stripe] = Field(default_factory=dict)  # data subdirectory -> striping
+
+
+class Io500LikeStep(_Measured):
+    """The IO500 phases from stackprobe's own steps (fio, find) on a directory, scored with
+    the IO500 formula and always labelled 'io500-like, not an official IO500 score'.
+
+    Sizes are per process: easy (large sequential files, one per process), hard (47008-byte
+    transfers interleaved into one shared file), metadata easy (a directory per process) and
+    hard (one shared directory, 3901-byte files), then a parallel find."""
+
+    kind: Literal["io500_like"]
+    target: Literal["local", "cephfs"] = "local"
+    numjobs: int = Field(default=2, ge=1, le=256)
+    easy_size: Size = "256m"  # bytes each process writes in ior-easy
+    easy_bs: Size = "1m"
+    hard_transfers: int = Field(default=2000, ge=1)  # 47008-byte writes per process
+    md_easy_files: int = Field(default=2000, ge=1)  # per process
+    md_hard_files: int = Field(default=1000, ge=1)  # per process
+    direct: bool = False
+    stripe: dict[str, Stripe] = Field(default_factory=dict)  # phase directory -> striping
 
 
 Step = Annotated[
     Union[InventoryStep, MemoryStep, FioStep, MetadataStep, CephInventoryStep, OsdBenchStep,
-          RadosBenchStep, RbdBenchStep, SloStep, CpuStep, DiskBaselineStep, NetworkStep],
+          RadosBenchStep, RbdBenchStep, SloStep, CpuStep, DiskBaselineStep, NetworkStep,
+          Io500Step, Io500LikeStep],
     Field(discriminator="kind"),
 ]
 
