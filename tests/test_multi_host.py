@@ -48,6 +48,15 @@ steps:
     direct: 1
     runtime: 2
     time_based: true
+  - kind: metadata
+    hosts: all
+    name: md-fleet
+    layout: hard
+    directory: {shared}
+    files: 150
+    numjobs: 2
+    file_size: 3901
+    operations: [create, write, stat, read, delete]
   - kind: disk_baseline
     hosts: h1
     rw: read
@@ -71,7 +80,8 @@ def lab(tmp_path_factory):
 def run(lab, tmp_path_factory):
     """One `stackprobe run` of SUITE against the lab (the CLI, in a child process)."""
     d = tmp_path_factory.mktemp("run")
-    (d / "suite.yaml").write_text(SUITE)
+    (d / "shared").mkdir()
+    (d / "suite.yaml").write_text(SUITE.replace("{shared}", str(d / "shared")))
     proc = subprocess.run(
         [sys.executable, "-m", "stackprobe", "run", str(d / "suite.yaml"), "--hosts",
          str(lab.dir / "hosts.yaml"), "--out", str(d / "runs"), "--target", str(d)],
@@ -118,6 +128,31 @@ def test_fleet_ran_on_every_client_and_merged_their_histograms(run):
     # the fio servers were stopped: no fio left in any lab namespace (checked in the lab test
     # for sshd; here the servers stackprobe started)
     assert "cleanup failed" not in " ".join(step["warnings"])
+
+
+def test_metadata_fleet_shares_one_directory_phase_by_phase(run):
+    """Every client ran every phase in the one shared directory; each phase's fleet figure
+    is the sum of its clients'; the shared directory is left as it was found."""
+    _, results, run_dir = run
+    step = next(s for s in results["steps"] if s["name"] == "md-fleet")
+    assert step["status"] == "ok", step["error"]
+    ops = [r for r in step["records"] if r["type"] == "ops"]
+    for op in ("create", "write", "stat", "read", "delete"):
+        clients = {r["host"]: r for r in ops if r["operation"] == op and r["host"] != "all clients"}
+        assert set(clients) == {"h1", "h2", "h3"}, op
+        assert all(r["total_ops"] == 2 * 150 and r["layout"] == "hard" for r in clients.values())
+        [fleet] = [r for r in ops if r["operation"] == op and r["host"] == "all clients"]
+        assert fleet["total_ops"] == 3 * 2 * 150
+        assert fleet["ops_per_s"] == pytest.approx(sum(r["ops_per_s"] for r in clients.values()))
+    steps = run_dir / "steps" / step["id"]
+    shared = run_dir.parents[1] / "shared"
+    for h in ("h1", "h2", "h3"):
+        job = (steps / f"create-{h}.fio").read_text()
+        assert f"directory={shared}/stackprobe-" in job
+        assert f"filename_format=hard/f.{h}.$jobnum.$filenum" in job and f"[create@{h}]" in job
+    assert list(shared.iterdir()) == []
+    report = (run_dir / "report.md").read_text()
+    assert "File create (all clients)" in report and "File create: h2" in report
 
 
 def test_network_matrix_flags_the_shaped_links(run):

@@ -12,14 +12,13 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
-from stackprobe.parsers.records import IoRecord, NetRecord
-from stackprobe.units import fmt_bw, fmt_iops, fmt_ns
+from stackprobe.cli.ingest_tables import print_records
 
 
 def ingest(
-    files: list[Path] = typer.Argument(..., help="Tool output files (fio, iperf3)."),
+    files: list[Path] = typer.Argument(
+        ..., help="Tool output files (fio, iperf3, IOR, mdtest, IO500)."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON array of records."),
 ) -> None:
     """Parse existing tool outputs into stackprobe records."""
@@ -27,6 +26,7 @@ def ingest(
 
     records: list[dict] = []
     failed = 0
+    console = Console()
     for path in files:
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
@@ -43,27 +43,9 @@ def ingest(
         for rec in found:
             records.append({"source": str(path), **rec.to_json()})
         if not as_json:
-            _print_records(path, fmt.name, found)
+            print_records(console, path, fmt.name, found)
     if as_json:
         json.dump(records, sys.stdout, indent=1)
         sys.stdout.write("\n")
     if failed:
         raise typer.Exit(1)
-
-
-def _print_records(path: Path, fmt: str, records: list) -> None:
-    console = Console()
-    table = Table(title=f"{path} ({fmt})", header_style="bold")
-    for col in ("Job", "Host", "Dir", "Bandwidth", "IOPS", "Mean lat", "p99 clat", "Error"):
-        table.add_column(col)
-    for rec in records:
-        if isinstance(rec, IoRecord):
-            for name, s in rec.directions() or [("-", rec.read)]:
-                table.add_row(rec.job, rec.host or "", name, fmt_bw(s.bw_bytes),
-                              fmt_iops(s.iops), fmt_ns(s.lat_ns.get("mean")),
-                              fmt_ns(s.clat_ns.get("p99")), str(rec.error or ""))
-        elif isinstance(rec, NetRecord):
-            bw = fmt_bw(rec.received_bps / 8) if rec.received_bps else "-"
-            table.add_row("iperf3", f"{rec.client} -> {rec.server}", "", bw, "", "", "",
-                          rec.error or "")
-    console.print(table)

@@ -13,7 +13,10 @@ from dataclasses import dataclass
 from stackprobe.parsers.fio_json import json_documents, parse_fio_json
 from stackprobe.parsers.fio_normal import parse_fio_normal
 from stackprobe.parsers.fio_terse import parse_fio_terse
+from stackprobe.parsers.io500_result import looks_like_io500, parse_io500
+from stackprobe.parsers.ior_text import looks_like_ior, parse_ior
 from stackprobe.parsers.iperf3_json import parse_iperf3_json
+from stackprobe.parsers.mdtest_text import looks_like_mdtest, parse_mdtest
 
 _TERSE_LINE = re.compile(r"^(?:.*\r)?[2-5];fio-[^;]*;", re.MULTILINE)
 _NORMAL_JOB = re.compile(r"\(groupid=\d+, jobs=\d+\)|: \(g=\d+\): rw=", re.MULTILINE)
@@ -36,13 +39,35 @@ def detect(text: str) -> Format:
         return Format("iperf3 json", _iperf3)
     if any("jobs" in d or "client_stats" in d for d in docs):
         return Format("fio json", parse_fio_json)
+    hpc = _hpc_format(text)
+    if hpc is not None:
+        return hpc
     if _TERSE_LINE.search(text):
         return Format("fio terse", parse_fio_terse)
     if _NORMAL_JOB.search(text):
         return Format("fio normal", parse_fio_normal)
     raise ValueError(
-        "unknown format (looked for fio json/json+/terse/normal output and iperf3 -J)"
+        "unknown format (looked for fio json/json+/terse/normal output, iperf3 -J, IOR and "
+        "mdtest output, IO500 result files)"
     )
+
+
+def _io500(text: str) -> list:
+    """IO500 results with the score recomputed by the official formula (mismatches named)."""
+    from stackprobe.analysis.io500_score import recompute
+
+    return [recompute(r) for r in parse_io500(text)]
+
+
+def _hpc_format(text: str) -> Format | None:
+    """IO500 first: its files quote IOR and mdtest command lines."""
+    if looks_like_io500(text):
+        return Format("io500 result", _io500)
+    if looks_like_mdtest(text):
+        return Format("mdtest output", parse_mdtest)
+    if looks_like_ior(text):
+        return Format("ior output", parse_ior)
+    return None
 
 
 def _is_iperf3(doc: dict) -> bool:

@@ -144,6 +144,7 @@ class OpsRecord(_Record):
     runtime_ms: float | None = None
     jobs: int | None = None
     files_per_job: int | None = None
+    layout: str | None = None  # easy (a directory per process) or hard (one shared directory)
     lat_ns: dict[str, float] = Field(default_factory=dict)
     host: str | None = None
     error: int = 0
@@ -298,6 +299,7 @@ class IorRecord(_Record):
     type: Literal["ior"] = "ior"
     tool: str = "ior"
     tool_version: str | None = None
+    source_format: str | None = None  # text; rank_csv: bw_bytes are per rank, over the ranks
     test: int | None = None  # the nth IOR test in the file (0-based), several runs in one file
     operation: str  # write, read
     api: str | None = None
@@ -324,8 +326,9 @@ class MdtestRecord(_Record):
     """One mdtest operation row of one summary (parsers/mdtest_text.py).
 
     `operation` is normalised ("file_create", "dir_stat", "tree_remove", ...); `label` is
-    the row as mdtest printed it. Rates are ops/s; mdtest 4.x also prints a time table in
-    ms per operation, older versions a time table in seconds."""
+    the row as mdtest printed it. Rates are ops/s; the time table, where printed, holds
+    seconds per phase (mdtest 4.x heads it 'in ms/op' but prints seconds: rate × time gives
+    the file count)."""
 
     type: Literal["mdtest"] = "mdtest"
     tool: str = "mdtest"
@@ -334,8 +337,7 @@ class MdtestRecord(_Record):
     operation: str
     label: str
     rate: SummaryStat = Field(default_factory=SummaryStat)
-    time_s: SummaryStat | None = None  # seconds per phase (mdtest < 4)
-    time_per_op_ms: SummaryStat | None = None  # ms per operation (mdtest 4.x)
+    time_s: SummaryStat | None = None  # seconds per phase
     iterations: int | None = None
     tasks: int | None = None
     nodes: int | None = None
@@ -369,6 +371,9 @@ class Io500Score(BaseModel):
     total: float
     bw_unit: str
     md_unit: str
+    # bw/md/total as the file printed them ("2.93392"): their last digit bounds the rounding
+    # a recomputation may differ by (analysis/io500_score.py); None for a computed score
+    printed: dict[str, str] | None = None
 
 
 class Io500Record(_Record):
@@ -385,6 +390,7 @@ class Io500Record(_Record):
     label: str | None = None
     mode: str | None = None  # standard, extended ...
     procs: int | None = None
+    valid: bool | None = None  # False: the tool marked the run [INVALID]; None: it never says
     phases: list[Io500Phase] = Field(default_factory=list)
     score_reported: Io500Score | None = None
     score_computed: Io500Score | None = None

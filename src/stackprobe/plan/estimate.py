@@ -55,6 +55,14 @@ def estimate_seconds(step: PlannedStep) -> float:
     if step.kind == "metadata":
         ops = int(p["files"]) * int(p["numjobs"]) * len(p["operations"])
         return len(p["operations"]) * FIO_STARTUP_S + ops / METADATA_OPS_PER_S
+    if step.kind == "io500":  # 4 stonewalled writes, reads and deletes of what they made:
+        # a standard run takes about 12 stonewall times; ior/mdtest: give `timeout:`
+        return 12 * parse_duration_s(p["stonewall"]) + 60.0 if p["tool"] == "io500" \
+            else 3600.0
+    if step.kind == "io500_like":
+        data = io500_like_bytes(p)
+        ops = int(p["numjobs"]) * (3 * int(p["md_easy_files"]) + 4 * int(p["md_hard_files"]))
+        return 12 * FIO_STARTUP_S + 2 * data / UNTIMED_BYTES_PER_S + 2 * ops / METADATA_OPS_PER_S
     if step.kind == "slo":
         widest = p if p["vary"] == "rate_iops" else {**p, p["vary"]: p["max"]}
         return _slo_probes(p) * _fio_seconds(widest)
@@ -107,7 +115,20 @@ def estimate_space(step: PlannedStep) -> int:
     if step.kind == "slo" and p.get("target", "local") == "local":
         jobs = p["max"] if p["vary"] == "numjobs" else int(p.get("numjobs", 1))
         return parse_size(p.get("size", "1G")) * jobs
-    if step.kind == "metadata":
+    if step.kind == "metadata" and p.get("target", "local") == "local":
         per_file = max(parse_size(p["file_size"]), 4096)  # a block per file at least
         return int(p["files"]) * int(p["numjobs"]) * per_file
+    if step.kind == "io500_like" and p.get("target", "local") == "local":
+        return io500_like_bytes(p)
     return 0
+
+
+HARD_TRANSFER = 47008  # IO500's ior-hard transfer size: bytes, deliberately unaligned
+HARD_FILE = 3901  # IO500's mdtest-hard file size
+
+
+def io500_like_bytes(p: dict) -> int:
+    """Data an io500-like step leaves on its target before the deletes."""
+    jobs = int(p["numjobs"])
+    return jobs * (parse_size(p["easy_size"]) + int(p["hard_transfers"]) * HARD_TRANSFER
+                   + int(p["md_easy_files"]) * 4096 + int(p["md_hard_files"]) * 4096)

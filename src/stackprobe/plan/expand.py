@@ -23,7 +23,7 @@ from stackprobe.units import parse_duration_s, parse_size
 # Lists that are sweeps for kinds whose other list fields are lists by nature
 # (memory 'operations', metadata 'operations', rados bench 'modes').
 _SWEEPABLE = {
-    "metadata": ("files", "numjobs"),
+    "metadata": ("files", "numjobs", "layout", "target"),
     "rados_bench": ("block_size", "threads"),
     "rbd_bench": ("io_type", "io_pattern", "io_size", "io_threads"),
 }
@@ -151,7 +151,7 @@ def params_get(params: dict[str, Any], key: str) -> Any:
 
 
 def _layer(kind: str, params: dict) -> str:
-    if kind in ("fio", "slo") and params.get("target") in _TARGET_TEXT:
+    if kind in ("fio", "slo", "metadata", "io500_like") and params.get("target") in _TARGET_TEXT:
         return "client"
     return DEFAULT_LAYER[kind]
 
@@ -205,6 +205,14 @@ def _default_title(kind: str, params: dict, name: str) -> str:
         return f"CPU throughput (stress-ng {params['stressor']})"
     if kind == "disk_baseline":
         return f"Disk baseline: {params['bs']} {params['rw']}, each alone then all together"
+    if kind == "metadata":
+        where = ("a directory per process" if params.get("layout", "easy") == "easy"
+                 else "one shared directory")
+        return f"File metadata operations ({params.get('layout', 'easy')}: {where})"
+    if kind == "io500":
+        return f"IO500 ({params['tool']}, real binaries)"
+    if kind == "io500_like":
+        return "io500-like phases (not an official IO500 score)"
     if kind == "network":
         return f"Network matrix (iperf3, {params['streams']} stream(s), {params['seconds']} s)"
     return {"inventory": "Inventory", "memory": "Memory bandwidth",

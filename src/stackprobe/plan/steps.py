@@ -13,7 +13,9 @@ DEFAULT_LAYER = {
     "cpu": "hardware",
     "disk_baseline": "disk",
     "network": "network",
-    "metadata": "disk",
+    "metadata": "disk",  # on cephfs: "client"
+    "io500": "client",
+    "io500_like": "client",
     "ceph_inventory": "cluster",
     "osd_bench": "daemon",
     "rados_bench": "cluster",
@@ -22,7 +24,7 @@ DEFAULT_LAYER = {
 
 
 PER_NODE_KINDS = ("inventory", "memory", "cpu", "disk_baseline")
-FLEET_KINDS = ("fio", "network")  # one step driving all its hosts together
+FLEET_KINDS = ("fio", "network", "metadata")  # one step driving all its hosts together
 HOST_KINDS = PER_NODE_KINDS + FLEET_KINDS
 
 
@@ -56,7 +58,8 @@ class PlannedStep:
     def on_ceph(self) -> bool:
         """Whether the step needs the Ceph cluster (and its run pool, image or mount)."""
         return self.kind in ("ceph_inventory", "osd_bench", "rados_bench", "rbd_bench") or (
-            self.kind in ("fio", "slo") and self.params.get("target") in ("rbd", "cephfs")
+            self.kind in ("fio", "slo", "metadata", "io500_like")
+            and self.params.get("target") in ("rbd", "cephfs")
         )
 
     @property

@@ -11,6 +11,7 @@ import json
 
 from stackprobe.parsers.records import CephInventoryRecord, InventoryRecord
 from stackprobe.report.ceph_tables import ceph_tables
+from stackprobe.report.io500_tables import io500_tables
 from stackprobe.report.host_tables import host_tables
 from stackprobe.report.slo_tables import slo_tables
 from stackprobe.report.sweep_tables import sweep_tables
@@ -66,7 +67,7 @@ def formatted(row: Row) -> list[str]:
 def extra_tables(results: RunResults) -> list[TextTable]:
     """The tables after the summary, in the ladder's order of what they are about."""
     return host_tables(results) + ceph_tables(results) + slo_tables(results) + \
-        sweep_tables(results)
+        sweep_tables(results) + io500_tables(results)
 
 
 def inventories(results: RunResults) -> list[InventoryRecord]:

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from stackprobe.parsers.records import CpuRecord, MemBwRecord, OsdBenchRecord
+from stackprobe.analysis.step_summary import FLEET_HOST
+from stackprobe.parsers.records import (
+    CpuRecord,
+    Io500Record,
+    MemBwRecord,
+    OpsRecord,
+    OsdBenchRecord,
+)
 from stackprobe.report.slo_tables import slo_answer
 from stackprobe.store.results import DirectionSummary, RunResults, StepResult
 from stackprobe.suite.models import LAYERS
@@ -84,6 +91,9 @@ def _figure_rows(step: StepResult) -> list[Row]:
     per_host = _per_host_rows(step, base, note)
     if per_host:
         return per_host
+    io500 = [r for r in step.records if isinstance(r, Io500Record)]
+    if io500:
+        return _io500_rows(step, io500[-1], base, note)
     if s is None:
         return [Row(test=step.title, direction="", status=step.status, note=note, **base)]
     rows: list[Row] = []
@@ -99,9 +109,15 @@ def _figure_rows(step: StepResult) -> list[Row]:
         rows.append(Row(test=title, direction=op, bw_bytes=bw, headline="bw",
                         status=step.status, note=note, **{**base, "workload": _mem_workload(step)}))
     for op, rate in s.ops.items():
-        rows.append(Row(test=f"File {op}", direction=op, iops=rate,
+        fleet = " (all clients)" if step.hosts else ""
+        rows.append(Row(test=f"File {op}{fleet}", direction=op, iops=rate,
                         lat_mean_ns=s.ops_lat_mean_ns.get(op), headline="iops",
                         status=step.status, note=note, **base))
+        rows += [Row(test=f"File {op}: {rec.host}", direction=op, iops=rec.ops_per_s,
+                     lat_mean_ns=rec.lat_ns.get("mean"), headline="iops", status=step.status,
+                     note=note, **base)
+                 for rec in step.records if step.hosts and isinstance(rec, OpsRecord)
+                 and rec.operation == op and rec.host != FLEET_HOST]
     groups = s.io
     if step.kind == "slo":  # one row: the answer; the probes are the slo table's
         rec, answer_label = slo_answer(step)
@@ -123,6 +139,28 @@ def _figure_rows(step: StepResult) -> list[Row]:
             rows.append(_io_row(test, name, d, step, note, base))
     if not rows:
         rows.append(Row(test=step.title, direction="", status=step.status, note=note, **base))
+    return rows
+
+
+_GIB = 1024**3
+
+
+def _io500_rows(step: StepResult, rec: Io500Record, base: dict, note: str) -> list[Row]:
+    """One row per IO500 phase (bandwidth in B/s, metadata in ops/s), then the score."""
+    rows = []
+    for ph in rec.phases:
+        scale = {"GiB/s": _GIB, "GB/s": 1e9, "MB/s": 1e6, "kIOPS": 1e3, "IOPS": 1.0}.get(ph.unit)
+        figure = ph.value * scale if scale else None
+        bw, ops = (figure, None) if ph.kind == "bw" else (None, figure)
+        rows.append(Row(test=f"{step.title}: {ph.name}", direction=ph.kind, bw_bytes=bw,
+                        iops=ops, headline="bw" if ph.kind == "bw" else "iops",
+                        status=step.status, note="" if ph.scored else "not scored", **base))
+    s = rec.score_computed
+    score = (f"score {s.total:.4f} (bw {s.bw:.4f} {s.bw_unit}, md {s.md:.4f} {s.md_unit})"
+             if s else "no score")
+    label = f"; {rec.label}" if rec.label else ""
+    rows.append(Row(test=f"{step.title}: score", direction="", status=step.status,
+                    note=f"{score}{label}" + (f"; {note}" if note else ""), **base))
     return rows
 
 

@@ -265,9 +265,16 @@ def _tail(text: str) -> str:
 
 def cephfs_bytes_for(plan) -> int:
     """The largest CephFS step's files (each step's files are removed after it)."""
-    return max((parse_size(s.params.get("size", "1G")) * int(s.params.get("numjobs", 1))
-                for s in plan if s.kind == "fio" and s.params.get("target") == "cephfs"),
-               default=0)
+    from stackprobe.plan.estimate import io500_like_bytes
+
+    def size(s) -> int:
+        if s.kind == "io500_like":
+            return io500_like_bytes(s.params)
+        if s.kind == "metadata":
+            return int(s.params["files"]) * int(s.params["numjobs"]) * 4096
+        return parse_size(s.params.get("size", "1G")) * int(s.params.get("numjobs", 1))
+
+    return max((size(s) for s in plan if s.params.get("target") == "cephfs"), default=0)
 
 
 def image_bytes_for(plan, settings: CephSettings) -> int:

@@ -76,18 +76,46 @@ def _line(key: str, value: Any) -> str:
     return f"{key}={fio_value(value)}"
 
 
-METADATA_ENGINES = {"create": "filecreate", "stat": "filestat", "delete": "filedelete"}
+# operation -> fio job options. create/stat/delete are fio's file engines (no data moved);
+# write and read move one block of file_size per file, so their IOPS are files per second.
+METADATA_OPS = {
+    "create": ("ioengine=filecreate", "fallocate=none"),
+    "write": ("ioengine=psync", "rw=write", "create_on_open=1", "fallocate=none"),
+    "stat": ("ioengine=filestat",),
+    "read": ("ioengine=psync", "rw=read"),
+    "delete": ("ioengine=filedelete",),
+}
+
+
+def metadata_names(layout: str, owner: str = "") -> str:
+    """fio's filename_format for a metadata layout. 'easy': a directory per process
+    (`easy.<owner>$jobnum/`), 'hard': every process's files in one shared directory
+    (`hard/`). `owner` ("host1.") keeps several clients' names apart; fio creates the
+    directories itself. No job name in it: every phase must see the same files."""
+    if layout == "easy":
+        return f"easy.{owner}$jobnum/f.$filenum"
+    return f"hard/f.{owner}$jobnum.$filenum"
+
+
+def metadata_dirs(layout: str, numjobs: int, owner: str = "") -> list[str]:
+    """The directories metadata_names() puts files in: made beforehand, because fio's file
+    engines do not create them (its I/O engines do)."""
+    if layout == "easy":
+        return [f"easy.{owner}{n}" for n in range(numjobs)]
+    return ["hard"]
 
 
 def build_metadata_job(
     name: str, directory: str, *, files: int, numjobs: int, file_size: str,
-    operations: list[str], stat_type: str = "stat",
+    operations: list[str], stat_type: str = "stat", layout: str = "easy", owner: str = "",
+    job_suffix: str = "",
 ) -> str:
-    """create / stat / delete phases over one shared file set, one phase at a time.
+    """The metadata phases over one file set, one phase at a time (stonewall).
 
-    The phases must see the same files: fio names files after the job by default, so each
-    phase would make and measure its own set. filename_format without the job name
-    ($jobnum.$filenum) gives every phase the same names, job by job.
+    Every phase uses the same filename_format, so stat, read and delete find what create
+    or write made. Files are 'created' by whichever of create/write comes first; a read
+    without either makes fio lay the files out first, untimed. `job_suffix` ("@host1")
+    names each phase's job for one client of a fleet.
     """
     lines = [
         f"# stackprobe step {name}",
@@ -97,14 +125,13 @@ def build_metadata_job(
         f"filesize={fio_value(file_size)}",
         f"bs={fio_value(file_size)}",
         "openfiles=1",
+        "file_service_type=sequential",
         f"numjobs={numjobs}",
-        "filename_format=md.$jobnum.$filenum",
+        f"filename_format={metadata_names(layout, owner)}",
         "group_reporting=1",
     ]
     for op in operations:
-        lines += ["", f"[{op}]", f"ioengine={METADATA_ENGINES[op]}", "stonewall"]
-        if op == "create":
-            lines.append("fallocate=none")
+        lines += ["", f"[{op}{job_suffix}]", *METADATA_OPS[op], "stonewall"]
         if op == "stat":
             lines.append(f"stat_type={stat_type}")
     return "\n".join(lines) + "\n"

@@ -1,7 +1,11 @@
-"""The metadata runner: file create / stat / delete rates with fio's file engines.
+"""The metadata runner: file create / write / stat / read / delete rates with fio.
 
-fio reports these engines' operations as 'read' I/O; the runner turns each phase's
-record into an OpsRecord (ops/s, op count, latency) so tables say 'creates/s', not IOPS.
+create, stat and delete use fio's filecreate/filestat/filedelete engines, which report
+their operations as 'read' I/O; write and read move one block of `file_size` per file. The
+runner turns each phase's record into an OpsRecord (ops/s, op count, latency) so tables
+say 'creates/s', not IOPS. layout 'easy' gives each process its own directory, 'hard'
+puts every process's files in one directory (the contended case metadata servers fear).
+With `hosts:` the step is driven from all of them at once (runners/metadata_fleet.py).
 """
 
 from __future__ import annotations
@@ -9,24 +13,33 @@ from __future__ import annotations
 from stackprobe.parsers.records import IoRecord, OpsRecord
 from stackprobe.runners.base import StepContext, StepOutcome, remove_work_dir
 from stackprobe.runners.fio import run_fio_job
-from stackprobe.runners.fio_job import build_metadata_job
+from stackprobe.runners.fio_job import build_metadata_job, metadata_dirs
+from stackprobe.runners.metadata_fleet import MetadataFleet
 
 JOB_FILE = "metadata.fio"
 
 
-def ops_record(rec: IoRecord, files_per_job: int) -> OpsRecord:
-    """An fio file-engine phase as an ops/s record."""
-    stats = rec.read
+def operation_of(job: str) -> str:
+    """'create@host1' -> 'create'."""
+    return job.split("@", 1)[0]
+
+
+def ops_record(rec: IoRecord, files_per_job: int, layout: str | None = None) -> OpsRecord:
+    """An fio metadata phase as an ops/s record (a write phase's figures are its writes;
+    fio's file engines count their operations as reads)."""
+    operation = operation_of(rec.job)
+    stats = rec.write if rec.write.active else rec.read
     lat = dict(stats.clat_ns) or dict(stats.lat_ns)
     return OpsRecord(
         tool="fio",
         tool_version=rec.tool_version,
-        operation=rec.job,
+        operation=operation,
         ops_per_s=stats.iops,
         total_ops=stats.total_ios,
         runtime_ms=stats.runtime_ms,
         jobs=rec.jobs,
         files_per_job=files_per_job,
+        layout=layout,
         lat_ns=lat,
         host=rec.host,
         error=rec.error,
@@ -34,28 +47,48 @@ def ops_record(rec: IoRecord, files_per_job: int) -> OpsRecord:
     )
 
 
+def job_text(ctx: StepContext, directory: str, owner: str = "", suffix: str = "",
+             operations: list[str] | None = None) -> str:
+    p = ctx.step.params
+    return build_metadata_job(
+        ctx.step.name, directory, files=int(p["files"]), numjobs=int(p["numjobs"]),
+        file_size=str(p["file_size"]), operations=operations or list(p["operations"]),
+        stat_type=p.get("stat_type", "stat"), layout=p.get("layout", "easy"), owner=owner,
+        job_suffix=suffix)
+
+
 class MetadataRunner:
     kind = "metadata"
 
+    def __init__(self) -> None:
+        self.fleet = MetadataFleet()
+        self._warnings: dict[str, list[str]] = {}
+
     def prepare(self, ctx: StepContext) -> None:
-        ctx.work_dir.mkdir(parents=True, exist_ok=True)
+        if ctx.fleet is not None:
+            return self.fleet.prepare(ctx)
         p = ctx.step.params
-        job = build_metadata_job(
-            ctx.step.name,
-            str(ctx.work_dir),
-            files=int(p["files"]),
-            numjobs=int(p["numjobs"]),
-            file_size=str(p["file_size"]),
-            operations=list(p["operations"]),
-            stat_type=p.get("stat_type", "stat"),
-        )
-        (ctx.step_dir / JOB_FILE).write_text(job, encoding="utf-8")
+        for d in metadata_dirs(p.get("layout", "easy"), int(p["numjobs"])):
+            (ctx.work_dir / d).mkdir(parents=True, exist_ok=True)
+        stripe = ctx.step.params.get("stripe")
+        from stackprobe.runners.lustre import apply_stripes  # noqa: PLC0415
+
+        self._warnings[ctx.step.id] = apply_stripes(
+            ctx, str(ctx.work_dir), {".": stripe}) if stripe else []
+        (ctx.step_dir / JOB_FILE).write_text(job_text(ctx, str(ctx.work_dir)),
+                                             encoding="utf-8")
 
     def run(self, ctx: StepContext) -> StepOutcome:
+        if ctx.fleet is not None:
+            return self.fleet.run(ctx)
         outcome = run_fio_job(ctx, ctx.step_dir / JOB_FILE)
-        files = int(ctx.step.params["files"])
-        outcome.records = [ops_record(r, files) for r in outcome.records]
+        p = ctx.step.params
+        outcome.records = [ops_record(r, int(p["files"]), p.get("layout"))
+                           for r in outcome.records]
+        outcome.warnings += self._warnings.pop(ctx.step.id, [])
         return outcome
 
     def cleanup(self, ctx: StepContext) -> None:
+        if ctx.fleet is not None:
+            return self.fleet.cleanup(ctx)
         remove_work_dir(ctx)

@@ -33,7 +33,7 @@ def required_tools(plan: Sequence[PlannedStep]) -> list[str]:
     needed: list[str] = []
     for step in plan:
         names = NEEDED_BY_KIND.get(step.kind, ())
-        if step.kind in ("fio", "slo"):
+        if step.kind in ("fio", "slo", "metadata", "io500_like"):
             names = names + NEEDED_BY_FIO_ON.get(step.params.get("target", "local"), ())
         for name in names:
             if name not in needed:

@@ -8,6 +8,8 @@ from stackprobe.runners.cpu import CpuRunner
 from stackprobe.runners.disk_baseline import DiskBaselineRunner
 from stackprobe.runners.fio import FioRunner
 from stackprobe.runners.inventory import InventoryRunner
+from stackprobe.runners.io500 import Io500Runner
+from stackprobe.runners.io500_like import Io500LikeRunner
 from stackprobe.runners.memory import MemoryRunner
 from stackprobe.runners.metadata import MetadataRunner
 from stackprobe.runners.network import NetworkRunner
@@ -29,6 +31,8 @@ RUNNERS: dict[str, Runner] = {
     "cpu": CpuRunner(),
     "disk_baseline": DiskBaselineRunner(),
     "network": NetworkRunner(),
+    "io500": Io500Runner(),
+    "io500_like": Io500LikeRunner(),
 }
 
 

@@ -39,6 +39,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool("rados", "ceph-common", ("rados", "--version"), "RADOS bench"),
     Tool("rbd", "ceph-common", ("rbd", "--version"), "RBD bench"),
     Tool("ceph-fuse", "ceph-fuse", ("ceph-fuse", "--version"), "CephFS mount"),
+    Tool("find", "findutils", ("find", "--version"), "io500-like find phase (directory walk)"),
 )
 
 BY_NAME = {t.name: t for t in TOOLS}
@@ -48,6 +49,8 @@ NEEDED_BY_KIND: dict[str, tuple[str, ...]] = {
     "fio": ("fio",),
     "slo": ("fio",),
     "metadata": ("fio",),
+    "io500_like": ("fio", "find"),
+    "io500": (),  # the user's own IO500/IOR/mdtest build: the runner checks for it
     "inventory": ("lscpu", "lsblk"),
     "memory": (),
     "cpu": ("stress-ng",),

@@ -264,6 +264,15 @@ class RbdBenchStep(_Measured):
     rw_mix_read: Percent = 70
 
 
+class Stripe(_Strict):
+    """Lustre striping for a directory (`lfs setstripe -c COUNT -S SIZE [-p POOL]`), applied
+    when `lfs` exists on the host; elsewhere the step says it was not applied."""
+
+    count: int = Field(default=1, ge=-1)  # -1: every OST
+    size: Size | None = None  # stripe size, e.g. 1M
+    pool: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$")
+
+
 class MetadataStep(_Measured):
     """File create/stat/read/delete rates with fio's filecreate/filestat/filedelete engines
     (read: one small read per file). layout 'easy' gives every process its own directory,
@@ -279,16 +288,11 @@ class MetadataStep(_Measured):
     stat_type: Literal["stat", "lstat", "statx"] = "stat"
     layout: Literal["easy", "hard"] | list[Literal["easy", "hard"]] = "easy"
     target: Literal["local", "cephfs"] | list[Literal["local", "cephfs"]] = "local"
+    # With hosts: a directory every host sees (a shared mount): the clients' files go to one
+    # stackprobe-<run>-<step> directory below it, so 'hard' is one directory for the whole
+    # fleet. Unset: each host's scratch directory.
+    directory: str | None = Field(default=None, pattern=r"^/")
     stripe: Stripe | None = None  # Lustre: `lfs setstripe` on the step's directory
-
-
-class Stripe(_Strict):
-    """Lustre striping for a directory (`lfs setstripe -c COUNT -S SIZE [-p POOL]`), applied
-    when `lfs` exists on the host; elsewhere the step says it was not applied."""
-
-    count: int = Field(default=1, ge=-1)  # -1: every OST
-    size: Size | None = None  # stripe size, e.g. 1M
-    pool: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$")
 
 
 class Io500Step(_Measured):
