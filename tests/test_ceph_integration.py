@@ -403,3 +403,45 @@ def _wait_healthy(lab, timeout: float = 120) -> None:
             return
         time.sleep(1)
     raise AssertionError("the lab cluster did not become usable again")
+
+
+IO500_LIKE_SUITE = """
+name: io500-like-cephfs
+steps:
+  - kind: io500_like
+    target: cephfs
+    numjobs: 2
+    easy_size: 32m
+    hard_transfers: 300
+    md_easy_files: 500
+    md_hard_files: 300
+  - kind: metadata
+    target: cephfs
+    layout: hard
+    files: 300
+    numjobs: 2
+    file_size: 3901
+    operations: [create, write, stat, read, delete]
+"""
+
+
+def test_io500_like_and_metadata_on_cephfs(ceph_lab, tmp_path):
+    """The io500-like phases and a hard-layout metadata step in the lab's CephFS (ceph-fuse):
+    every phase measured, the score labelled, nothing left in the file system or mounted."""
+    (tmp_path / "s.yaml").write_text(IO500_LIKE_SUITE)
+    target = tmp_path / "target"
+    target.mkdir()
+    proc = run_cli(["run", tmp_path / "s.yaml", "--ceph-conf", ceph_lab.conf, "--target",
+                    target, "--out", tmp_path / "runs", "--no-monitor"], timeout=600)
+    assert proc.returncode == 0, (proc.stdout[-4000:], proc.stderr[-3000:])
+    steps = {s.kind: s for s in load_results(_run_dir(tmp_path / "runs")).steps}
+    io5 = steps["io500_like"]
+    assert io5.layer == "client" and io5.status == "ok"
+    [rec] = [r for r in io5.records if r.type == "io500"]
+    assert len(rec.phases) == 12 and all(p.value > 0 for p in rec.phases)
+    assert rec.official is False and rec.score_computed.total > 0
+    assert "io500-like, not an official IO500 score" in proc.stdout
+    md = steps["metadata"]
+    assert [r.operation for r in md.records] == ["create", "write", "stat", "read", "delete"]
+    assert all(r.total_ops == 600 and r.layout == "hard" for r in md.records)
+    assert _stackprobe_leftovers(ceph_lab, target) == []

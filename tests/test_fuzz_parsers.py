@@ -62,7 +62,11 @@ from stackprobe.parsers.fio_json import JsonStream, interval_series, parse_fio_j
 from stackprobe.parsers.fio_log import parse_fio_log, series_from_logs
 from stackprobe.parsers.fio_normal import parse_fio_normal
 from stackprobe.parsers.fio_terse import parse_fio_terse
+from stackprobe.analysis.io500_score import recompute
 from stackprobe.parsers.inventory import parse_inventory
+from stackprobe.parsers.io500_result import parse_io500
+from stackprobe.parsers.ior_text import parse_ior
+from stackprobe.parsers.mdtest_text import parse_mdtest
 from stackprobe.parsers.iperf3_json import parse_iperf3_json
 from stackprobe.parsers.memory import parse_mbw, parse_stress_ng_stream, parse_sysbench_memory
 from stackprobe.parsers.ping import parse_ping
@@ -72,7 +76,10 @@ from stackprobe.parsers.records import (
     CephInventoryRecord,
     CpuRecord,
     InventoryRecord,
+    Io500Record,
+    IorRecord,
     IoRecord,
+    MdtestRecord,
     MemBwRecord,
     NetRecord,
     OsdBenchRecord,
@@ -145,6 +152,11 @@ def _fio_logs(text: str) -> list:
     return [parse_fio_log(text), series_from_logs([text, text], [text])]
 
 
+def _io500_recomputed(text: str) -> list:
+    """What ingest and the io500 runner do: parse, then recompute the score."""
+    return [recompute(r) for r in parse_io500(text)]
+
+
 def _ingest(text: str) -> list:
     """`stackprobe ingest`: detection, then the parser it picked."""
     return detect(text).parse(text)
@@ -198,7 +210,13 @@ TARGETS: dict[str, Target] = {
                                   _files("recorded/ceph/ceph-16.2.15_osd-pool-ls-detail.json")),
     "sadf_json": Target(parse_sadf_json, MonitorSeries,
                         _files("recorded/sysstat/*.json", "recorded/sysstat/*.stdout")),
-    "ingest": Target(_ingest, (IoRecord, NetRecord),
+    "ior_text": Target(parse_ior, IorRecord,
+                       _files("public/ior/*", shared=("ior/*",))),
+    "mdtest_text": Target(parse_mdtest, MdtestRecord,
+                          _files("public/mdtest/*", shared=("mdtest/*",))),
+    "io500_result": Target((parse_io500, _io500_recomputed), Io500Record,
+                           _files("public/io500/*", shared=("io500/*",))),
+    "ingest": Target(_ingest, (IoRecord, NetRecord, IorRecord, MdtestRecord, Io500Record),
                      _files("recorded/fio-*.txt", "public/*/*", "recorded/iperf3/*",
                             shared=("*/*",))),
 }

@@ -316,7 +316,7 @@ class IorRecord(_Record):
     ops: SummaryStat = Field(default_factory=SummaryStat)
     mean_time_s: float | None = None
     iterations: list[dict[str, float]] = Field(default_factory=list)  # bw_bytes, iops, latency_s, open_s, wrrd_s, close_s, total_s, iter
-    stonewall: dict[str, float] = Field(default_factory=dict)  # time_s, bytes, pairs_min/max ...
+    stonewall: dict[str, float] = Field(default_factory=dict)  # time_s, pairs_min/max, task_bw_bytes ...
     warnings: list[str] = Field(default_factory=list)
     command: str | None = None
     path: str | None = None

@@ -148,18 +148,19 @@ _GIB = 1024**3
 def _io500_rows(step: StepResult, rec: Io500Record, base: dict, note: str) -> list[Row]:
     """One row per IO500 phase (bandwidth in B/s, metadata in ops/s), then the score."""
     rows = []
+    prefix = "IO500" if rec.official else "io500-like"
     for ph in rec.phases:
         scale = {"GiB/s": _GIB, "GB/s": 1e9, "MB/s": 1e6, "kIOPS": 1e3, "IOPS": 1.0}.get(ph.unit)
         figure = ph.value * scale if scale else None
         bw, ops = (figure, None) if ph.kind == "bw" else (None, figure)
-        rows.append(Row(test=f"{step.title}: {ph.name}", direction=ph.kind, bw_bytes=bw,
+        rows.append(Row(test=f"{prefix} {ph.name}", direction=ph.kind, bw_bytes=bw,
                         iops=ops, headline="bw" if ph.kind == "bw" else "iops",
                         status=step.status, note="" if ph.scored else "not scored", **base))
     s = rec.score_computed
     score = (f"score {s.total:.4f} (bw {s.bw:.4f} {s.bw_unit}, md {s.md:.4f} {s.md_unit})"
              if s else "no score")
     label = f"; {rec.label}" if rec.label else ""
-    rows.append(Row(test=f"{step.title}: score", direction="", status=step.status,
+    rows.append(Row(test=f"{prefix} score", direction="", status=step.status,
                     note=f"{score}{label}" + (f"; {note}" if note else ""), **base))
     return rows
 

@@ -328,8 +328,8 @@ class Io500LikeStep(_Measured):
     easy_size: Size = "256m"  # bytes each process writes in ior-easy
     easy_bs: Size = "1m"
     hard_transfers: int = Field(default=2000, ge=1)  # 47008-byte writes per process
-    md_easy_files: int = Field(default=2000, ge=1)  # per process
-    md_hard_files: int = Field(default=1000, ge=1)  # per process
+    md_easy_files: int = Field(default=5000, ge=1)  # per process
+    md_hard_files: int = Field(default=2000, ge=1)  # per process
     direct: bool = False
     stripe: dict[str, Stripe] = Field(default_factory=dict)  # phase directory -> striping
 
