@@ -294,6 +294,17 @@ class MetadataStep(_Measured):
     directory: str | None = Field(default=None, pattern=r"^/")
     stripe: Stripe | None = None  # Lustre: `lfs setstripe` on the step's directory
 
+    @model_validator(mode="after")
+    def _where(self):
+        targets = self.target if isinstance(self.target, list) else [self.target]
+        if self.hosts is not None and "cephfs" in targets:
+            raise ValueError("target cephfs is this machine's ceph-fuse mount; for many "
+                             "clients mount the file system on each host and give directory:")
+        if self.hosts is None and self.directory is not None:
+            raise ValueError("directory: is for steps with hosts (a mount they all see); "
+                             "on this machine use --target")
+        return self
+
 
 class Io500Step(_Measured):
     """The real IO500 (or IOR, or mdtest) binaries under the user's MPI launcher.
