@@ -151,6 +151,8 @@ def test_metadata_fleet_shares_one_directory_phase_by_phase(run):
         assert f"directory={shared}/stackprobe-" in job
         assert f"filename_format=hard/f.{h}.$jobnum.$filenum" in job and f"[create@{h}]" in job
     assert list(shared.iterdir()) == []
+    subprocess.run([sys.executable, "-m", "stackprobe", "report", str(run_dir), "-f", "md"],
+                   check=True, capture_output=True)
     report = (run_dir / "report.md").read_text()
     assert "File create (all clients)" in report and "File create: h2" in report
 
@@ -219,7 +221,7 @@ def test_fleet_fails_naming_clients_fio_did_not_run(lab, tmp_path, monkeypatch):
     monkeypatch.setattr(fio_fleet, "client_args", one_job_file_at_the_end)
     hosts = load_hosts(lab.dir / "hosts.yaml")
     suite = parse_suite(SUITE.split("  - kind: cpu")[0] + SUITE[SUITE.index("  - kind: fio"):
-                                                                SUITE.index("  - kind: disk")],
+                                                                SUITE.index("  - kind: metadata")],
                         "t.yaml")
     plan = expand(suite, tmp_path, hosts)
     settings = RunSettings("t", "t.yaml", "", str(tmp_path))

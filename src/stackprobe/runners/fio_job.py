@@ -128,6 +128,9 @@ def build_metadata_job(
         "file_service_type=sequential",
         f"numjobs={numjobs}",
         f"filename_format={metadata_names(layout, owner)}",
+        # fio's server prefixes file names with the client's address ('10.99.0.11.hard/…'),
+        # which would give each client its own 'hard' directory; names carry the owner instead
+        "unique_filename=0",
         "group_reporting=1",
     ]
     for op in operations:
