@@ -74,6 +74,9 @@ def test_twelve_phases_in_io500_order_and_units(run):
         assert p["unit"] == ("GiB/s" if p["kind"] == "bw" else "kIOPS")
         assert p["value"] > 0 and p["scored"]
     assert rec["official"] is False and rec["label"] == LABEL
+    short = [p["name"] for p in rec["phases"] if p["name"] != "find" and p.get("time_s", 0) < 0.1]
+    warned = [w.split(" ran ")[0] for w in _step(results, "io5")["warnings"] if "raise its size" in w]
+    assert short and warned == short  # tiny test sizes: fio's millisecond clock is too coarse
 
 
 def test_score_is_io500_formula_over_the_phases(run):
