@@ -47,6 +47,13 @@ def ops_record(rec: IoRecord, files_per_job: int, layout: str | None = None) -> 
     )
 
 
+def short_phases(records: list[OpsRecord], below_ms: float = 100.0) -> list[str]:
+    """Phases too short for fio's whole-millisecond runtime to give a rate within 1%."""
+    return [f"{r.operation} ran {r.runtime_ms or 0:.0f} ms: fio times in whole milliseconds, "
+            f"so its rate is uncertain by ~{100 / max(r.runtime_ms or 0, 1):.0f}%; "
+            f"give it more files" for r in records if (r.runtime_ms or 0) < below_ms]
+
+
 def job_text(ctx: StepContext, directory: str, owner: str = "", suffix: str = "",
              operations: list[str] | None = None) -> str:
     p = ctx.step.params
@@ -85,7 +92,7 @@ class MetadataRunner:
         p = ctx.step.params
         outcome.records = [ops_record(r, int(p["files"]), p.get("layout"))
                            for r in outcome.records]
-        outcome.warnings += self._warnings.pop(ctx.step.id, [])
+        outcome.warnings += self._warnings.pop(ctx.step.id, []) + short_phases(outcome.records)
         return outcome
 
     def cleanup(self, ctx: StepContext) -> None:
