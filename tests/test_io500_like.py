@@ -31,6 +31,7 @@ steps:
     hard_transfers: 200
     md_easy_files: 300
     md_hard_files: 250
+    stripe: {ior-hard: {count: -1, size: 1M}}
   - kind: metadata
     name: md
     files: 200
@@ -38,6 +39,7 @@ steps:
     file_size: 3901
     layout: [easy, hard]
     operations: [create, write, stat, read, delete]
+    stripe: {count: 2}
 """
 LABEL = "io500-like, not an official IO500 score"
 
@@ -106,6 +108,15 @@ def test_phase_figures_come_from_fio_records(run):
     assert ops["mdtest-hard-stat"]["ops_per_s"] / 1000 == pytest.approx(value["mdtest-hard-stat"])
     assert ops["mdtest-easy-write"]["total_ops"] == 2 * 300
     assert ops["mdtest-hard-read"]["total_ops"] == 2 * 250
+
+
+def test_striping_without_lfs_is_a_warning_not_a_failure(run):
+    """No Lustre here: the step says striping was not applied and runs on."""
+    _, results, _, _ = run
+    assert "lfs not found: striping for ior-hard not applied" in _step(results, "io5")["warnings"]
+    for layout in ("easy", "hard"):
+        assert "lfs not found: striping for . not applied" in _step(
+            results, f"md-{layout}")["warnings"]
 
 
 def test_find_finds_what_io500_find_selects(run):

@@ -228,7 +228,8 @@ def workload_text(params: dict) -> str:
         return text + f", {params['io_total']} total"
     if "files" in params:  # metadata
         jobs = int(params.get("numjobs", 1))
-        return f"{params['files']} files x{jobs} job{'s' if jobs > 1 else ''}"
+        text = f"{params['files']} files x{jobs} job{'s' if jobs > 1 else ''}"
+        return text + (", one shared dir" if params.get("layout") == "hard" else "")
     if "rw" not in params:
         return ""
     parts = [str(params["rw"]), str(params.get("bs", ""))]

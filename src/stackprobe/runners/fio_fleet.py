@@ -15,6 +15,7 @@ but no percentiles at all (fio 3.33); its figures are kept beside ours as a cros
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from stackprobe.analysis.histogram import merge_bins, percentiles
@@ -152,13 +153,7 @@ class FioFleet:
         return StepOutcome("ok", [*clients, merged], None, warnings, findings=findings)
 
     def cleanup(self, ctx: StepContext) -> None:
-        problems = stop_started(ctx)
-        if ctx.fleet is not None:
-            ctx.fleet.each(lambda h: ctx.execute(f"{h.name}-cleanup",
-                                                 ["rm", "-rf", "--", self._work(ctx, h)],
-                                                 on=h.transport), ctx.step.hosts)
-        if problems:
-            raise RuntimeError("; ".join(problems))
+        stop_and_remove(ctx, lambda h: self._work(ctx, h))
 
     # ---------------------------------------------------------------- parts
     @staticmethod
@@ -173,6 +168,17 @@ class FioFleet:
                 "${STACKPROBE_DIR}", work)
         return build_job(job_name(ctx.step.name, h.name), p, directory=work,
                          direct_io=direct_ok)
+
+
+def stop_and_remove(ctx: StepContext, work: Callable[[HostHandle], str]) -> None:
+    """A fleet step's cleanup: the servers it started stopped by PID, then each host's
+    `work(host)` directory removed — also when stopping failed, which is raised after."""
+    problems = stop_started(ctx)
+    if ctx.fleet is not None:
+        ctx.fleet.each(lambda h: ctx.execute(f"{h.name}-cleanup", ["rm", "-rf", "--", work(h)],
+                                             on=h.transport), ctx.step.hosts)
+    if problems:
+        raise RuntimeError("; ".join(problems))
 
 
 def _compare(merged: IoRecord, fio_all: IoRecord | None, names: list[str]) -> dict:

@@ -21,9 +21,13 @@ from stackprobe.runners.base import (
     StepOutcome,
     failure_message,
     start_servers,
-    stop_started,
 )
-from stackprobe.runners.fio_fleet import FIO_SERVER_PORT, client_args, host_of_job
+from stackprobe.runners.fio_fleet import (
+    FIO_SERVER_PORT,
+    client_args,
+    host_of_job,
+    stop_and_remove,
+)
 from stackprobe.runners.fio_job import metadata_dirs
 from stackprobe.transport.fleet import HostHandle
 
@@ -107,13 +111,7 @@ class MetadataFleet:
         return StepOutcome("ok", records)
 
     def cleanup(self, ctx: StepContext) -> None:
-        problems = stop_started(ctx)
-        if ctx.fleet is not None:
-            ctx.fleet.each(lambda h: ctx.execute(f"{h.name}-cleanup",
-                                                 ["rm", "-rf", "--", self.work(ctx, h)],
-                                                 on=h.transport), ctx.step.hosts)
-        if problems:
-            raise RuntimeError("; ".join(problems))
+        stop_and_remove(ctx, lambda h: self.work(ctx, h))
 
     @staticmethod
     def work(ctx: StepContext, h: HostHandle) -> str:
