@@ -17,6 +17,7 @@ import pytest
 
 from cephlab import ceph_mounts, cpu_limited
 from conftest import STACKPROBE, run_cli
+from stackprobe.analysis.ceilings import ladder
 from stackprobe.store.rundir import load_results
 from stackprobe.units import parse_size
 
@@ -177,20 +178,35 @@ steps:
     bytes: 512M
     block_size: 4M
     threshold_pct: 20
+  - kind: rados_bench
+    block_size: 4M
+    threads: 16
+    seconds: 5
+    modes: [write]
 """
 
 
 def test_slow_osd_is_named(ceph_lab, tmp_path):
+    """osd_bench flags the capped OSD; the ladder of the pool's write names the OSD layer
+    and that OSD as what limits it — in `show` and in the HTML report."""
     (tmp_path / "s.yaml").write_text(SLOW_OSD_SUITE)
     with cpu_limited(ceph_lab.osd_pid(1), percent=3):
         run_cli(["run", "s.yaml", "--ceph-conf", ceph_lab.conf, "--out", tmp_path / "runs"],
                 cwd=tmp_path, check=0, timeout=600)
-    results = load_results(_run_dir(tmp_path / "runs"))
+    run_dir = _run_dir(tmp_path / "runs")
+    results = load_results(run_dir)
     (bench,) = [s for s in results.steps if s.kind == "osd_bench"]
     slow = [w for w in bench.warnings if "below the median" in w]
     assert len(slow) == 1 and slow[0].startswith("osd.1 "), bench.warnings
-    shown = run_cli(["show", _run_dir(tmp_path / "runs")], check=0).stdout
+    [rung] = ladder(results)
+    assert rung.bottleneck == "OSD layer" and rung.limiting.culprit == "osd.1", rung.verdict
+    shown = run_cli(["show", run_dir], check=0).stdout
     assert "SLOW" in shown
+    flat = " ".join(shown.split())  # the terminal wraps long sentences
+    assert "limited by the OSD layer" in flat and "osd.1 on" in flat, shown[-3000:]
+    run_cli(["report", run_dir, "-f", "html"], check=0)
+    html = (run_dir / "report.html").read_text()
+    assert "The ladder" in html and "limited by the OSD layer" in html
 
 
 # A slow write (4K objects, 2 at a time) so the 60 s step cannot fill the small lab.

@@ -5,8 +5,10 @@ Everything is inside the file: inline CSS, charts as inline SVG (report/svg*.py)
 script, font or image from anywhere. The page carries the same summary rows and extra
 tables as the Markdown report (report/render.py), so the two never disagree; charts are
 added beside them. Layout follows the seed reports: the summary table first (one row per
-test: bandwidth, IOPS, latency), then one section per rung of the ladder, each with its
-charts, its tables and its steps (hints, stability verdict, time series, commands).
+test: bandwidth, IOPS, latency), then the ladder (each upper-rung result against the
+ceiling its lower rungs allow, report/html_ladder.py), then one section per rung of the
+ladder, each with its charts, its tables and its steps (hints, stability verdict, time
+series, commands).
 
 This module gathers plain values for the template (templates/report.html.j2), which jinja2
 renders with autoescaping on: a step title is always text. Only the SVG strings, built
@@ -27,7 +29,9 @@ from markupsafe import Markup
 from stackprobe.report.html_figures import (headline_bars, slo_knees, step_percentiles,
                                             sweep_curves, sweep_percentiles, swept_together)
 from stackprobe.report.html_heatmaps import step_heatmaps
+from stackprobe.report.html_ladder import ladder_section
 from stackprobe.report.html_timeline import step_timeline
+from stackprobe.report.ladder_tables import ladder_table
 from stackprobe.report.render import (HEADERS, HEADLINE_CELL, LAYER_TITLES, environment_lines,
                                       extra_tables, formatted, warnings_of)
 from stackprobe.report.table import Row, summary_rows, workload_text
@@ -49,6 +53,7 @@ def to_html(results: RunResults, run_dir: Path | None = None) -> str:
 def page(results: RunResults, run_dir: Path | None) -> dict[str, Any]:
     rows = summary_rows(results)
     pool = _TablePool(extra_tables(results))
+    ladder = _ladder(results, pool)  # first: a layer's own ladder table must not claim it
     sections = [_section(layer, results, rows, run_dir, pool) for layer in LAYERS
                 if any(s.layer == layer for s in results.steps)]
     others = sorted({s.layer for s in results.steps} - set(LAYERS))
@@ -57,6 +62,7 @@ def page(results: RunResults, run_dir: Path | None) -> dict[str, Any]:
         "run": _header(results),
         "headers": HEADERS,
         "summary": _summary(rows),
+        "ladder": ladder,
         "sections": sections,
         "more_tables": [_table(t) for t in pool.left()],
         "environment": environment_lines(results),
@@ -152,6 +158,18 @@ def _section(layer: str, results: RunResults, rows: list[Row], run_dir: Path | N
         "tables": [_table(t) for t in pool.take(extra_tables(subset))],
         "steps": [_card(s, run_dir, s.id in in_sweep) for s in steps],
     }
+
+
+def _ladder(results: RunResults, pool: _TablePool) -> dict[str, Any] | None:
+    """The ladder section: chart, sentences, and the ladder table (its notes are the
+    sentences, shown once above it)."""
+    section = ladder_section(results)
+    table = ladder_table(results)
+    if section is None or table is None:
+        return None
+    section["chart"] = Markup(section["chart"])
+    section["tables"] = [{**_table(t), "notes": []} for t in pool.take([table])]
+    return section
 
 
 def _table(t: TextTable) -> dict[str, Any]:

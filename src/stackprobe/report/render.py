@@ -1,6 +1,7 @@
 """Render a run's summary as Markdown (a wiki page), CSV (a spreadsheet) or JSON.
 
-All three carry the same rows as `stackprobe show`; HTML comes with its own module.
+All three carry the same rows as `stackprobe show`; Markdown also has the extra tables
+(the ladder first) and JSON the ladder as data; HTML comes with its own module.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from stackprobe.parsers.records import CephInventoryRecord, InventoryRecord
 from stackprobe.report.ceph_tables import ceph_tables
 from stackprobe.report.io500_tables import io500_tables
 from stackprobe.report.host_tables import host_tables
+from stackprobe.report.ladder_tables import ladder_dicts, ladder_table
 from stackprobe.report.slo_tables import slo_tables
 from stackprobe.report.sweep_tables import sweep_tables
 from stackprobe.report.text_table import TextTable
@@ -65,9 +67,11 @@ def formatted(row: Row) -> list[str]:
 
 
 def extra_tables(results: RunResults) -> list[TextTable]:
-    """The tables after the summary, in the ladder's order of what they are about."""
-    return host_tables(results) + ceph_tables(results) + slo_tables(results) + \
-        sweep_tables(results) + io500_tables(results)
+    """The tables after the summary: first the ladder (each upper rung against the ceiling
+    its lower rungs allow), then the rest in the ladder's order of what they are about."""
+    ladder = ladder_table(results)
+    return ([ladder] if ladder else []) + host_tables(results) + ceph_tables(results) + \
+        slo_tables(results) + sweep_tables(results) + io500_tables(results)
 
 
 def inventories(results: RunResults) -> list[InventoryRecord]:
@@ -171,5 +175,6 @@ def to_json(results: RunResults) -> str:
         "rows": [row.as_dict() for row in summary_rows(results)],
         "warnings": warnings_of(results),
         "limits": limits_of(results),
+        "ladder": ladder_dicts(results),
     }
     return json.dumps(doc, indent=1) + "\n"

@@ -5,7 +5,9 @@
   with log axes, fixed domains (panels that must share a time axis) and reference lines
   (a latency limit);
 - heatmaps: hosts against hosts or metrics, a cell's colour saying how far it is from what
-  was expected.
+  was expected;
+- bar pairs: per item a reference (muted) and a measured value (strong), each item on its
+  own scale and in its own unit (the ladder: a ceiling and what was measured).
 
 They take plain values and return SVG text; what the values mean is the caller's business
 (report/html_figures.py, report/html_timeline.py). Empty data gives a chart that says so.
@@ -13,6 +15,7 @@ They take plain values and return SVG text; what the values mean is the caller's
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -77,6 +80,26 @@ class HeatCell:
     fill: str
     tip: str = ""
     flagged: bool = False
+
+
+@dataclass
+class BarPair:
+    """One item of a bar-pair chart: its figures come formatted, since every item has its
+    own unit and scale."""
+
+    label: str
+    value: float  # drawn strong
+    value_text: str
+    ref: float | None  # drawn muted; None: no reference, the value alone
+    ref_text: str
+    share: str = ""  # written large beside the pair, e.g. '34%'
+    note: str = ""  # written under the share, e.g. the layer named as the bottleneck
+    tip: str = ""
+    over: bool = False  # the value is above the reference: drawn in the warning colour
+
+
+REF_FILL = "#c9d6e3"
+OVER_FILL = "#c43b2f"
 
 
 @dataclass
@@ -200,6 +223,57 @@ def heatmap(title: str, rows: Sequence[str], cols: Sequence[str],
                    tip=cell.tip or None)
     if note:
         c.text(8, height - 12, note, size=10, fill=MUTED)
+    return c.svg()
+
+
+def bar_pairs(title: str, pairs: Sequence[BarPair], ref_name: str = "reference",
+              value_name: str = "value", width: float = 860) -> str:
+    """Per item: its label, a muted bar for the reference and a strong one for the value,
+    both scaled to the larger of the two (items are not compared with each other), a dashed
+    mark where the reference ends, and the share and note on the right. Each pair is a
+    <g class="bar-pair">; the bars are rects of class bar-ref and bar-value."""
+    pairs = [p for p in pairs if p.value is not None and p.value >= 0]
+    if not pairs:
+        return empty_chart(title, width)
+    top, row, bar_h = 30, 64, 13
+    bar_x, bar_w = 80.0, width * 0.46
+    side_x = bar_x + bar_w + 118
+    side_chars = max(int((width - side_x - 8) / CHAR_PX), 12)
+    c = Canvas(width, top + row * len(pairs) + 28, title)
+    c.text(8, 18, title, bold=True, size=12)
+    for i, p in enumerate(pairs):
+        y = top + i * row
+        c.parts.append('<g class="bar-pair">')
+        c.text(8, y + 12, shorten(p.label, int((side_x - 16) / CHAR_PX)), bold=True, tip=p.label)
+        hi = max(p.value, p.ref or 0.0) or 1.0
+        x = Scale(0, hi, bar_x, bar_x + bar_w)
+        tip = p.tip or p.label
+        for j, (name, value, text, fill, cls) in enumerate((
+                (ref_name, p.ref, p.ref_text, REF_FILL, "bar-ref"),
+                (value_name, p.value, p.value_text, OVER_FILL if p.over else colour(0), "bar-value"))):
+            by = y + 19 + j * (bar_h + 4)
+            c.text(bar_x - 6, by + 10, name, anchor="end", size=10, fill=MUTED)
+            if value is None:
+                c.text(bar_x + 2, by + 10, text, size=10, fill=MUTED, tip=tip)
+                continue
+            c.rect(bar_x, by, x(value) - bar_x, bar_h, fill, tip=f"{tip}: {name} {text}", cls=cls)
+            c.text(x(value) + 4, by + 10, text, size=10, bold=j == 1)
+        if p.ref is not None:
+            c.line(x(p.ref), y + 16, x(p.ref), y + 19 + 2 * bar_h + 7, stroke=INK, width=1, dash="3 2")
+        if p.share:
+            c.text(side_x, y + 34, p.share, size=16, bold=True, fill=OVER_FILL if p.over else INK)
+        lines = textwrap.wrap(p.note, side_chars)
+        for k, line in enumerate(lines[:2]):
+            more = k == 1 and len(lines) > 2
+            c.text(side_x + (0 if not p.share else 52), y + 28 + k * 13,
+                   shorten(line + (" …" if more else ""), side_chars), size=10, tip=p.note)
+        c.parts.append("</g>")
+    legend_y = top + row * len(pairs) + 12
+    lx = bar_x
+    for name, fill in ((ref_name, REF_FILL), (value_name, colour(0))):
+        c.rect(lx, legend_y - 9, 14, 10, fill)
+        c.text(lx + 18, legend_y, name, size=10)
+        lx += 18 + len(name) * CHAR_PX + 24
     return c.svg()
 
 

@@ -1,0 +1,314 @@
+"""The ladder explained: what each upper rung should deliver, given the rungs below it.
+
+For every measured upper-rung result (disks of a host together, a network pair, a Ceph
+cluster or client benchmark) the model derives bounds ("terms") from lower-rung
+measurements, each with the inputs it came from. The ceiling is the smallest term; the
+efficiency is measured / ceiling; the verdict names the limiting layer in words. The
+formulas and their assumptions are in docs/ceilings.md; each is a small pure function
+here so it can be checked by hand.
+
+Naming the bottleneck:
+- measured ≥ 70% of the ceiling: the limiting term's layer is the bottleneck;
+- below 70%: the lowest term still bounds it, but most of the loss happens in the layer
+  between the inputs and the rung (a host's shared disk path, the network path between
+  two NICs, the storage software), and the verdict says so;
+- above the ceiling (by > 5%): a cache served part of it, or an input is wrong — a warning
+  that says which term was exceeded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from stackprobe.analysis.ladder_inputs import DiskScaling, LowerRungs, Osd, Pool, lower_rungs
+from stackprobe.store.results import RunResults, StepResult
+from stackprobe.units import fmt_bw, fmt_iops, parse_size
+
+GOOD_EFFICIENCY = 0.70  # at or above: the lowest lower rung is what limits
+OVER_CEILING = 1.05  # above: cache or a wrong input
+SLOW_OSD = 0.70  # an OSD below this fraction of the median sets the pace of the pool
+SMALL_BLOCK = 64 * 1024  # osd bench at or below this block size measures IOPS
+
+
+@dataclass(frozen=True)
+class Term:
+    """One bound on a rung, from lower-rung measurements."""
+
+    layer: str  # osd | storage network | client network | devices | link | client memory
+    value: float  # in the rung's unit (B/s or IOPS)
+    text: str  # the formula with its numbers, in words
+    inputs: tuple[str, ...] = ()  # the measurements it rests on: "osd.2 31.5 MiB/s (03-osd)"
+    culprit: str | None = None  # one component far below its peers sets this bound: "osd.2"
+
+
+@dataclass
+class Rung:
+    name: str  # "rados bench write (4M)", "disks of h1 together", "network h1→h2"
+    step: str  # the step id that measured it
+    layer: str  # the rung's own layer: disk, network, cluster, client
+    metric: str  # bw | iops
+    measured: float
+    between: str  # the layer between the inputs and this rung, blamed for a large loss
+    terms: list[Term] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # inputs the run did not measure
+    notes: list[str] = field(default_factory=list)  # e.g. the slow OSD that sets the pace
+
+    @property
+    def limiting(self) -> Term | None:
+        return min(self.terms, key=lambda t: t.value) if self.terms else None
+
+    @property
+    def ceiling(self) -> float | None:
+        t = self.limiting
+        return t.value if t else None
+
+    @property
+    def efficiency(self) -> float | None:
+        c = self.ceiling
+        return self.measured / c if c else None
+
+    @property
+    def bottleneck(self) -> str | None:
+        """The layer named as the bottleneck (see the module docstring)."""
+        e, t = self.efficiency, self.limiting
+        if e is None or t is None:
+            return None
+        if e >= GOOD_EFFICIENCY or t.culprit:  # a laggard among peers bounds the whole rung
+            return t.layer
+        return self.between
+
+    def fmt(self, value: float) -> str:
+        return fmt_bw(value) if self.metric == "bw" else f"{fmt_iops(value)} IOPS"
+
+    @property
+    def verdict(self) -> str:
+        t, e = self.limiting, self.efficiency
+        if t is None or e is None:
+            return (f"{self.name}: {self.fmt(self.measured)}; no ceiling: missing "
+                    + "; ".join(self.missing or ["every lower rung"]))
+        head = (f"{self.name}: {self.fmt(self.measured)} = {e:.0%} of its ceiling "
+                f"{self.fmt(t.value)}")
+        if e > OVER_CEILING:
+            return f"{head} — above the ceiling set by the {t.layer} ({t.text})"
+        if e >= GOOD_EFFICIENCY:
+            return f"{head} — limited by the {t.layer}: {t.text}"
+        if t.culprit:
+            return (f"{head} — limited by the {t.layer}: {t.text}; {1 - e:.0%} more is lost "
+                    f"in the {self.between}")
+        return (f"{head} — the lowest bound is the {t.layer} ({t.text}), but {1 - e:.0%} is "
+                f"lost above it: the {self.between} limits")
+
+    @property
+    def warnings(self) -> list[str]:
+        t, e = self.limiting, self.efficiency
+        if t is None or e is None or e <= OVER_CEILING:
+            return []
+        return [f"{self.name}: measured {self.fmt(self.measured)} exceeds the {t.layer} "
+                f"ceiling {self.fmt(t.value)} ({t.text}): a cache served part of it "
+                f"(client page cache, RBD/OSD cache) or an input is wrong: "
+                + ", ".join(t.inputs)]
+
+
+# ---------------------------------------------------------------- formulas (pure)
+
+def balanced_write(osd_bw: list[float], factor: float) -> float:
+    """Client write rate the OSDs allow: with placement balanced over n OSDs each OSD takes
+    1/n of the `factor` × data written (replicas or EC chunks), so the slowest sets the
+    pace: n × min / factor."""
+    return len(osd_bw) * min(osd_bw) / factor
+
+
+def storage_network_write(nic_bps: list[float], factor: float) -> float:
+    """Client write rate the storage hosts' NICs allow (bytes/s): every client byte enters
+    the storage hosts `factor` times (once from the client, factor − 1 times as replica or
+    chunk traffic between them) when one NIC per host carries both."""
+    return sum(nic_bps) / 8 / factor
+
+
+def network_read(nic_bps: list[float]) -> float:
+    """Read rate a set of NICs allows (bytes/s): each byte crosses them once."""
+    return sum(nic_bps) / 8
+
+
+def link_pair(client_mbps: float, server_mbps: float) -> float:
+    """A TCP stream between two hosts is bounded by the slower NIC (bits/s)."""
+    return min(client_mbps, server_mbps) * 1e6
+
+
+# ---------------------------------------------------------------- the ladder
+
+def ladder(results: RunResults) -> list[Rung]:
+    """Every upper-rung result of the run with its ceiling, in ladder order."""
+    low = lower_rungs(results)
+    rungs: list[Rung] = []
+    for step in results.steps:
+        if step.status != "ok":
+            continue
+        if step.kind == "disk_baseline":
+            rungs += [_disk_rung(d, low) for d in low.disks if d.step == step.id]
+        elif step.kind == "network":
+            rungs += _network_rungs(step, low)
+        elif step.kind in ("rados_bench", "rbd_bench") or (
+                step.kind == "fio" and step.params.get("target") in ("rbd", "cephfs")):
+            rungs += _ceph_rungs(step, low)
+    return rungs
+
+
+def _disk_rung(d: DiskScaling, low: LowerRungs) -> Rung:
+    total = sum(d.singles.values())
+    rung = Rung(name=f"disks of {d.host} together ({d.rw})", step=d.step, layer="disk",
+                metric="bw", measured=d.aggregate,
+                between=f"host/controller layer of {d.host} (HBA, backplane, PCIe link)")
+    rung.terms.append(Term("devices", total, f"sum of {len(d.singles)} targets alone "
+                           f"({fmt_bw(total)})",
+                           tuple(f"{t} alone {fmt_bw(v)} ({d.step})" for t, v in d.singles.items())))
+    mem = low.membw.get((d.host, "read" if "read" in d.rw else "write"))
+    if mem:
+        rung.terms.append(Term("host memory", mem, f"{d.host} memory bandwidth",
+                               (f"{d.host} memory {fmt_bw(mem)}",)))
+    return rung
+
+
+def _network_rungs(step: StepResult, low: LowerRungs) -> list[Rung]:
+    rungs = []
+    for cell in step.findings.get("network", {}).get("cells", []):
+        if not cell.get("bps"):
+            continue
+        client, server = cell["client"], cell["server"]
+        rung = Rung(name=f"network {client}→{server}", step=step.id, layer="network",
+                    metric="bw", measured=float(cell["bps"]) / 8,
+                    between=f"network path {client}→{server} (switch, cabling, shaping)")
+        have = [h for h in (client, server) if h in low.nic_mbps]
+        if len(have) == 2:
+            bps = link_pair(low.nic_mbps[client], low.nic_mbps[server])
+            rung.terms.append(Term(
+                "NIC link", bps / 8,
+                f"slower NIC of the pair: {_nic(low, client)}, {_nic(low, server)}",
+                (f"{client} link {low.nic_mbps[client]:g} Mb/s",
+                 f"{server} link {low.nic_mbps[server]:g} Mb/s")))
+        else:
+            rung.missing += [f"{h} NIC link speed" for h in (client, server) if h not in have]
+        rungs.append(rung)
+    return rungs
+
+
+def _nic(low: LowerRungs, host: str) -> str:
+    name = low.nic_names.get(host)
+    return f"{host} {name + ' ' if name else ''}{low.nic_mbps[host] / 1000:g} Gbit/s"
+
+
+def _ceph_rungs(step: StepResult, low: LowerRungs) -> list[Rung]:
+    """One rung per direction the step measured (and per rados bench mode)."""
+    rungs = []
+    for rec in step.records:
+        if getattr(rec, "type", None) != "io":
+            continue
+        for direction, stats in rec.directions():
+            block = _block_bytes(step)
+            small = block is not None and block <= SMALL_BLOCK
+            metric = "iops" if small else "bw"
+            measured = stats.iops if small else stats.bw_bytes
+            if not measured:
+                continue
+            label = rec.job if step.kind == "rados_bench" else direction
+            rung = Rung(name=f"{step.title}: {label}", step=step.id,
+                        layer=step.layer, metric=metric, measured=measured,
+                        between="storage software and client (Ceph OSD/RADOS path, client "
+                                "CPU, queue depth)")
+            _ceph_terms(rung, low, write=direction == "write", block=block)
+            rungs.append(rung)
+    return rungs
+
+
+def _block_bytes(step: StepResult) -> int | None:
+    p = step.params
+    for key in ("block_size", "io_size", "bs"):
+        if key in p:
+            try:
+                return parse_size(p[key])
+            except ValueError:
+                return None
+    return None
+
+
+def _ceph_terms(rung: Rung, low: LowerRungs, *, write: bool, block: int | None) -> None:
+    pool = low.pool()
+    if write:
+        _osd_write_term(rung, low, pool, block)
+    else:
+        rung.missing.append("OSD read rate (osd bench only writes; a disk_baseline read of "
+                            "the OSD devices would bound reads)")
+    if low.cluster_is_local:
+        rung.notes.append(f"the cluster runs on {low.this_host} itself: no network between "
+                          "clients and OSDs to bound it")
+        return
+    storage = [h for h in low.storage_hosts if h in low.nic_mbps]
+    if low.storage_hosts and len(storage) == len(low.storage_hosts):
+        bps = [low.nic_mbps[h] * 1e6 for h in storage]
+        nics = ", ".join(_nic(low, h) for h in storage)
+        if write and pool is not None:
+            rung.terms.append(Term(
+                "storage-node network", _per_op(rung, storage_network_write(bps, pool.write_factor), block),
+                f"{len(storage)} × storage NIC ({nics}) / {pool.describe()}", (nics,)))
+        elif not write:
+            rung.terms.append(Term("storage-node network", _per_op(rung, network_read(bps), block),
+                                   f"{len(storage)} × storage NIC ({nics})", (nics,)))
+    else:
+        rung.missing.append("storage hosts' NIC speeds")
+    if low.this_host in low.nic_mbps:
+        bps = [low.nic_mbps[low.this_host] * 1e6]
+        rung.terms.append(Term("client network", _per_op(rung, network_read(bps), block),
+                               f"client NIC {_nic(low, low.this_host)}",
+                               (_nic(low, low.this_host),)))
+    else:
+        rung.missing.append("client NIC speed")
+
+
+def _per_op(rung: Rung, bytes_per_s: float, block: int | None) -> float:
+    """A bandwidth bound in the rung's unit: IOPS rungs divide by the block size."""
+    if rung.metric == "iops" and block:
+        return bytes_per_s / block
+    return bytes_per_s
+
+
+def _osd_write_term(rung: Rung, low: LowerRungs, pool: Pool | None, block: int | None) -> None:
+    if not low.osds:
+        rung.missing.append("OSD write rates (osd_bench)")
+        return
+    if pool is None:
+        rung.missing.append("the pool's replication or EC profile (ceph_inventory)")
+        return
+    latest = _latest_per_osd(low.osds)
+    if rung.metric == "iops":
+        small = [o for o in latest if o.block_bytes <= SMALL_BLOCK]
+        if not small:
+            rung.missing.append("OSD IOPS (osd_bench with a block size of 64K or less)")
+            return
+        figures = [o.iops for o in small]
+        fmt = fmt_iops
+    else:
+        small = latest
+        figures = [o.bw_bytes for o in latest]
+        fmt = fmt_bw
+    slowest = min(small, key=lambda o: o.iops if rung.metric == "iops" else o.bw_bytes)
+    value = balanced_write(figures, pool.write_factor)
+    median = sorted(figures)[len(figures) // 2]
+    text = (f"{len(figures)} OSDs × slowest osd.{slowest.osd} "
+            f"{fmt(min(figures))}{' IOPS' if rung.metric == 'iops' else ''} / "
+            f"{pool.describe()}")
+    culprit = None
+    if min(figures) < SLOW_OSD * median:
+        culprit = f"osd.{slowest.osd}"
+        text += (f" — osd.{slowest.osd} on {slowest.host or '?'} is "
+                 f"{min(figures) / median:.2f}× the median OSD and sets the pace of the pool")
+    inputs = tuple(f"osd.{o.osd} {fmt_bw(o.bw_bytes)}, {fmt_iops(o.iops)} IOPS ({o.step})"
+                   for o in small)
+    rung.terms.append(Term("OSD layer", value, text, inputs, culprit))
+
+
+def _latest_per_osd(osds: list[Osd]) -> list[Osd]:
+    """One figure per OSD: the last bench of it in the run."""
+    by_id: dict[int, Osd] = {}
+    for o in osds:
+        by_id[o.osd] = o
+    return [by_id[k] for k in sorted(by_id)]
