@@ -182,3 +182,18 @@ def test_lower_rungs_keep_where_each_figure_came_from():
     assert [(o.osd, o.host, o.step) for o in low.osds] == [(0, "s1", "03-osd_bench"),
                                                             (1, "s2", "03-osd_bench")]
     assert low.pool().write_factor == 3 and not low.cluster_is_local
+
+
+def test_bandwidth_rungs_use_large_block_benches_and_iops_rungs_small_ones():
+    """Two benches per OSD (4M and 4K): a 4M write is bounded by the 4M figures, a 4K
+    write's IOPS by the 4K bench: 3 × 1000 IOPS / 3 = 1000 IOPS."""
+    steps = _cluster([300 * MB] * 3)
+    steps.append(_step(5, "osd_bench", "daemon", records=[
+        OsdBenchRecord(osd=i, bytes_written=12 << 20, block_bytes=4096, elapsed_s=3,
+                       bw_bytes=4e6, iops=1000.0, host=("s1", "s2")[i % 2]) for i in range(3)]))
+    small = _step(6, "rbd_bench", title="rbd 4K", params={"io_size": "4K"},
+                  records=[IoRecord(job="w", tool="rbd bench", write=IoStats(iops=600, bw_bytes=2.4e6))])
+    big, _, iops = ladder(_run(ceph={"pool": "runpool"}, steps=[*steps, _rados(200 * MB, 1e9), small]))
+    assert big.limiting.layer == "OSD layer" and big.limiting.value == pytest.approx(300 * MB)
+    assert iops.metric == "iops" and iops.limiting.value == pytest.approx(1000)
+    assert iops.efficiency == pytest.approx(0.6)

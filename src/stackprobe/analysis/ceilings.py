@@ -278,17 +278,17 @@ def _osd_write_term(rung: Rung, low: LowerRungs, pool: Pool | None, block: int |
     if pool is None:
         rung.missing.append("the pool's replication or EC profile (ceph_inventory)")
         return
-    latest = _latest_per_osd(low.osds)
     if rung.metric == "iops":
-        small = [o for o in latest if o.block_bytes <= SMALL_BLOCK]
+        small = _latest_per_osd([o for o in low.osds if o.block_bytes <= SMALL_BLOCK])
         if not small:
             rung.missing.append("OSD IOPS (osd_bench with a block size of 64K or less)")
             return
         figures = [o.iops for o in small]
         fmt = fmt_iops
-    else:
-        small = latest
-        figures = [o.bw_bytes for o in latest]
+    else:  # bandwidth from large-block benches when there are any
+        large = [o for o in low.osds if o.block_bytes > SMALL_BLOCK]
+        small = _latest_per_osd(large or low.osds)
+        figures = [o.bw_bytes for o in small]
         fmt = fmt_bw
     slowest = min(small, key=lambda o: o.iops if rung.metric == "iops" else o.bw_bytes)
     value = balanced_write(figures, pool.write_factor)

@@ -22,14 +22,25 @@ def ladder_table(results: RunResults) -> TextTable | None:
     rungs = ladder(results)
     if not rungs:
         return None
-    table = TextTable(TITLE, list(HEADERS))
+    table = TextTable(TITLE, list(HEADERS), left=(0, 4, 5), wide_only=(5,))
     for rung in rungs:
         table.rows.append(ladder_row(rung))
     table.notes += [rung.verdict for rung in rungs]
     table.notes += missing_sentences(rungs)
-    table.notes += [f"{rung.name}: {note}" for rung in rungs for note in rung.notes]
+    table.notes += shared_notes(rungs)
     table.notes += [w for rung in rungs for w in rung.warnings]
     return table
+
+
+def shared_notes(rungs: list[Rung]) -> list[str]:
+    """Each note once: a note many rungs share ('the cluster runs on this host …') is said
+    once for all of them, the others are prefixed with their rung."""
+    by_note: dict[str, list[str]] = {}
+    for rung in rungs:
+        for note in rung.notes:
+            by_note.setdefault(note, []).append(rung.name)
+    return [f"{names[0]}: {note}" if len(names) == 1 else f"{note} ({len(names)} results)"
+            for note, names in by_note.items()]
 
 
 def ladder_row(rung: Rung) -> list[str]:

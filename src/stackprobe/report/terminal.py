@@ -63,10 +63,11 @@ def print_summary(results: RunResults, console: Console, run_path: str | None = 
     for extra in extra_tables(results):
         t = Table(title=extra.title, header_style="bold",
                   box=box.SIMPLE_HEAD if narrow else box.HEAVY_HEAD)
-        for i, header in enumerate(extra.headers):
-            t.add_column(header, justify="left" if i == 0 else "right")
+        shown = [i for i in range(len(extra.headers)) if not (narrow and i in extra.wide_only)]
+        for i in shown:
+            t.add_column(extra.headers[i], justify="left" if i in extra.left else "right")
         for row in extra.rows:
-            t.add_row(*row)
+            t.add_row(*(row[i] for i in shown))
         console.print(t)
         for note in extra.notes:
             console.print(f"  {note}")

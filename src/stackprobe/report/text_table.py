@@ -12,3 +12,5 @@ class TextTable:
     headers: list[str]
     rows: list[list[str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # sentences printed under the table
+    left: tuple[int, ...] = (0,)  # columns of words (left-aligned); the others hold figures
+    wide_only: tuple[int, ...] = ()  # columns a narrow terminal leaves out (the notes say it)
