@@ -18,6 +18,7 @@ from stackprobe.parsers.records import (
     InventoryRecord,
     IoRecord,
     IoStats,
+    MemBwRecord,
     OsdBenchRecord,
 )
 from stackprobe.store.results import RunInfo, RunResults, StepResult
@@ -197,3 +198,29 @@ def test_bandwidth_rungs_use_large_block_benches_and_iops_rungs_small_ones():
     assert big.limiting.layer == "OSD layer" and big.limiting.value == pytest.approx(300 * MB)
     assert iops.metric == "iops" and iops.limiting.value == pytest.approx(1000)
     assert iops.efficiency == pytest.approx(0.6)
+
+
+def test_storage_hosts_disks_bound_reads_and_writes():
+    """disk_baseline on both storage hosts: reads ≤ Σ devices together (2 × 1 GB/s), writes
+    ≤ Σ / 3; the client's memory bounds both (read 8 GB/s for writes, write 5 GB/s for reads)."""
+    scaling = {h: {"singles": {"/d": 1e9}, "sum_bw": 1e9, "aggregate_bw": 1e9, "ratio": 1.0,
+                   "min_aggregate": 0.7, "flagged": False} for h in ("s1", "s2")}
+    disks_read = _step(7, "disk_baseline", "disk", params={"rw": "read"}, hosts=["s1", "s2"],
+                       findings={"disk_scaling": scaling})
+    disks_write = _step(8, "disk_baseline", "disk", params={"rw": "write"}, hosts=["s1", "s2"],
+                        findings={"disk_scaling": scaling})
+    memory = _step(9, "memory", "hardware", records=[
+        MemBwRecord(tool="sysbench", operation="read", bw_bytes=8e9, host="client"),
+        MemBwRecord(tool="sysbench", operation="write", bw_bytes=5e9, host="client")])
+    steps = [*_cluster([2e9] * 6), disks_read, disks_write, memory, _rados(500 * MB, 1.8e9)]
+    rungs = {r.name: r for r in ladder(_run(ceph={"pool": "runpool"}, steps=steps))}
+    write, read = rungs["rados bench 4M: write"], rungs["rados bench 4M: seq"]
+    terms = {t.layer: t.value for t in read.terms}
+    assert terms == pytest.approx({"storage devices": 2e9, "storage-node network": 2.5e9,
+                                   "client network": 3.125e9, "client memory": 5e9})
+    assert read.bottleneck == "storage devices" and read.efficiency == pytest.approx(0.9)
+    assert not read.missing
+    wterms = {t.layer: t.value for t in write.terms}
+    assert wterms["storage devices"] == pytest.approx(2e9 / 3)
+    assert wterms["OSD layer"] == pytest.approx(4e9) and wterms["client memory"] == 8e9
+    assert write.bottleneck == "storage devices" and write.efficiency == pytest.approx(0.75)

@@ -235,9 +235,12 @@ def _ceph_terms(rung: Rung, low: LowerRungs, *, write: bool, block: int | None) 
     pool = low.pool()
     if write:
         _osd_write_term(rung, low, pool, block)
-    else:
-        rung.missing.append("OSD read rate (osd bench only writes; a disk_baseline read of "
-                            "the OSD devices would bound reads)")
+    _storage_disks_term(rung, low, pool, write=write, block=block)
+    mem = low.membw.get((low.this_host, "read" if write else "write"))
+    if mem:  # a client writes from memory and reads into it
+        rung.terms.append(Term("client memory", _per_op(rung, mem, block),
+                               f"{low.this_host} memory {'read' if write else 'write'} "
+                               f"{fmt_bw(mem)}", (f"{low.this_host} memory {fmt_bw(mem)}",)))
     if low.cluster_is_local:
         rung.notes.append(f"the cluster runs on {low.this_host} itself: no network between "
                           "clients and OSDs to bound it")
@@ -262,6 +265,30 @@ def _ceph_terms(rung: Rung, low: LowerRungs, *, write: bool, block: int | None) 
                                (_nic(low, low.this_host),)))
     else:
         rung.missing.append("client NIC speed")
+
+
+def _storage_disks_term(rung: Rung, low: LowerRungs, pool: Pool | None, *, write: bool,
+                        block: int | None) -> None:
+    """Σ over the storage hosts of their devices together (disk_baseline in the same
+    direction); writes divided by the pool's factor. Reads: each byte is read once."""
+    hosts = low.storage_hosts or sorted({o.host for o in low.osds if o.host})
+    direction = "write" if write else "read"
+    found = {d.host: d for d in low.disks if d.host in hosts and direction in d.rw}
+    if not hosts or len(found) < len(hosts):
+        if not write:
+            rung.missing.append("OSD read rate (osd bench only writes; a disk_baseline read "
+                                "on every storage host would bound reads)")
+        return
+    if write and pool is None:
+        return  # said by the OSD term
+    total = sum(d.aggregate for d in found.values())
+    factor = pool.write_factor if write and pool is not None else 1.0
+    how = f" / {pool.describe()}" if write and pool is not None else ""
+    rung.terms.append(Term(
+        "storage devices", _per_op(rung, total / factor, block),
+        f"{len(found)} storage host(s), devices together {fmt_bw(total)}{how}",
+        tuple(f"{h} devices together {fmt_bw(d.aggregate)} ({d.step})"
+              for h, d in sorted(found.items()))))
 
 
 def _per_op(rung: Rung, bytes_per_s: float, block: int | None) -> float:
