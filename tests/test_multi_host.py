@@ -11,12 +11,14 @@ that silently given several --client and one job file).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import uuid
 from pathlib import Path
 
 import pytest
+import yaml
 
 from stackprobe.lab.hosts_lab import HostsLab
 from stackprobe.plan.expand import expand
@@ -66,10 +68,14 @@ steps:
 """
 
 
+DISK_CAP = "20M"  # h1's disk, blkio-throttled: its three directories share it
+DISK_CAP_BPS = 20 * 1024**2
+
+
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     lab = HostsLab(tmp_path_factory.mktemp("lab") / "hosts", prefix="spm", log=lambda *_: None)
-    lab.up(3, slow_links={"h2": "200mbit"}, slow_cpus={"h3": 20})
+    lab.up(3, slow_links={"h2": "200mbit"}, slow_cpus={"h3": 20}, slow_disks={"h1": DISK_CAP})
     try:
         yield lab
     finally:
@@ -82,9 +88,15 @@ def run(lab, tmp_path_factory):
     d = tmp_path_factory.mktemp("run")
     (d / "shared").mkdir()
     (d / "suite.yaml").write_text(SUITE.replace("{shared}", str(d / "shared")))
+    hosts = yaml.safe_load((lab.dir / "hosts.yaml").read_text())
+    h1 = next(h for h in hosts["hosts"] if h["name"] == "h1")
+    h1["directories"] = [f"{h1['directories'][0]}/{x}" for x in ("a", "b", "c")]
+    for path in h1["directories"]:
+        Path(path).mkdir(parents=True, exist_ok=True)
+    (d / "hosts.yaml").write_text(yaml.safe_dump(hosts))
     proc = subprocess.run(
         [sys.executable, "-m", "stackprobe", "run", str(d / "suite.yaml"), "--hosts",
-         str(lab.dir / "hosts.yaml"), "--out", str(d / "runs"), "--target", str(d)],
+         str(d / "hosts.yaml"), "--out", str(d / "runs"), "--target", str(d)],
         capture_output=True, text=True, timeout=600)
     runs = sorted((d / "runs").glob("*-multi-host-test"))
     assert runs, proc.stdout + proc.stderr
@@ -193,13 +205,36 @@ def test_cpu_limited_host_is_the_outlier(run):
     assert (Path(run[2]) / "steps" / step["id"] / "h3" / "stress-ng.stderr").is_file()
 
 
-def test_disk_baseline_runs_in_the_hosts_directory(run):
+def test_disk_baseline_runs_in_the_hosts_directories(run):
+    """h1's three directories share one throttled disk: each alone gets the cap, all three
+    together get the cap too — a third of their sum, flagged."""
     _, results, _ = run
     step = _step(results, "disk_baseline")
     assert step["status"] == "ok", step["error"]
-    [rec] = [r for r in step["records"] if r["type"] == "io"]
-    assert rec["host"] == "h1" and rec["workload"]["baseline"] == "single"
-    assert "/stackprobe-" in rec["workload"]["target"] and rec["read"]["bw_bytes"] > 0
+    singles = [r for r in step["records"] if r["type"] == "io"
+               and r["workload"]["baseline"] == "single"]
+    assert len(singles) == 3 and all(r["host"] == "h1" for r in singles)
+    assert all("/stackprobe-" in r["workload"]["target"] for r in singles)
+    assert all(0.5 * DISK_CAP_BPS < r["read"]["bw_bytes"] < 1.3 * DISK_CAP_BPS for r in singles)
+    scaling = step["findings"]["disk_scaling"]["h1"]
+    assert scaling["flagged"] and scaling["ratio"] < 0.5
+
+
+def test_show_names_the_three_planted_bottlenecks(run):
+    """The ladder: the shaped links into h2 are limited by the network path, h1's disks
+    together by its host/controller layer — in `show` and in the HTML report."""
+    _, _, run_dir = run
+    shown = subprocess.run([sys.executable, "-m", "stackprobe", "show", str(run_dir)],
+                           capture_output=True, text=True, check=True,
+                           env={**os.environ, "COLUMNS": "200"}).stdout
+    flat = " ".join(shown.split())
+    assert "The ladder" in flat
+    assert "network h1→h2" in flat and "the network path h1→h2" in flat
+    assert "disks of h1 together (read)" in flat and "the host/controller layer of h1" in flat
+    subprocess.run([sys.executable, "-m", "stackprobe", "report", str(run_dir), "-f", "html"],
+                   check=True, capture_output=True)
+    html = (run_dir / "report.html").read_text()
+    assert "The ladder" in html and "host/controller layer of h1" in html
 
 
 def test_report_draws_matrix_consistency_and_fleet(run):

@@ -14,14 +14,8 @@ import typer
 
 from stackprobe.lab.ceph_lab import DEFAULT_DIR, CephLab
 from stackprobe.lab.hosts_lab import DEFAULT_DIR as HOSTS_DEFAULT_DIR
-from stackprobe.lab.hosts_lab import (
-    DEFAULT_PREFIX,
-    MAX_HOSTS,
-    HostsLab,
-    check_request,
-    parse_cpu_specs,
-    parse_specs,
-)
+from stackprobe.lab.hosts_lab import DEFAULT_PREFIX, HostsLab
+from stackprobe.lab.hosts_specs import MAX_HOSTS, check_request, parse_cpu_specs, parse_specs
 from stackprobe.units import parse_size
 
 lab_app = typer.Typer(help="Lab environments stackprobe brings up itself.", no_args_is_help=True)
@@ -97,19 +91,25 @@ def hosts_up(
     slow_cpu: list[str] = typer.Option([], "--slow-cpu", metavar="HOST:PERCENT",
                                        help="Cap HOST's sshd and its commands to PERCENT of one CPU, "
                                             "e.g. h3:20 (repeatable)."),
+    slow_disk: list[str] = typer.Option([], "--slow-disk", metavar="HOST:RATE",
+                                        help="Cap reads and writes of HOST's commands to the disk "
+                                             "holding its data directory at RATE bytes/s, e.g. "
+                                             "h1:30M (repeatable)."),
     prefix: str = typer.Option(DEFAULT_PREFIX, "--prefix",
                                help="Start of every name the lab makes (bridge PREFIX-br, netns PREFIX-h1..)."),
 ) -> None:
     """Bring up N hosts h1..hN at 10.99.0.11.. with sshd, and write a hosts.yaml for them."""
     links = parse_specs(slow_link, "slow-link")
     cpus = parse_cpu_specs(slow_cpu)
-    check_request(n, prefix, links, cpus)
+    disks = parse_specs(slow_disk, "slow-disk")
+    check_request(n, prefix, links, cpus, disks)
     t0 = time.monotonic()
     lab = HostsLab(lab_dir, prefix=prefix)
-    state = lab.up(n, slow_links=links, slow_cpus=cpus)
+    state = lab.up(n, slow_links=links, slow_cpus=cpus, slow_disks=disks)
     took = time.monotonic() - t0
     faults = [f"{h.name} link {h.slow_link}" for h in state.hosts if h.slow_link] + \
-             [f"{h.name} cpu {h.slow_cpu}%" for h in state.hosts if h.slow_cpu]
+             [f"{h.name} cpu {h.slow_cpu}%" for h in state.hosts if h.slow_cpu] + \
+             [f"{h.name} disk {h.slow_disk}/s ({h.disk_device})" for h in state.hosts if h.slow_disk]
     print(f"lab hosts up in {took:.1f} s: {n} hosts "
           f"{state.hosts[0].address}..{state.hosts[-1].address} on {state.bridge}"
           + (f"; faults: {', '.join(faults)}" if faults else ""))
@@ -150,7 +150,9 @@ def hosts_status(
           f"{'present' if info['bridge_present'] else 'MISSING'}")
     for h in info["hosts"]:
         faults = ", ".join(x for x in (h["slow_link"] and f"link {h['slow_link']}",
-                                       h["slow_cpu"] and f"cpu {h['slow_cpu']}%") if x)
+                                       h["slow_cpu"] and f"cpu {h['slow_cpu']}%",
+                                       h.get("slow_disk") and f"disk {h['slow_disk']}/s "
+                                                              f"({h['disk_device'] or '?'})") if x)
         print(f"  {h['name']:4s} {h['address']:12s} netns {h['netns']:10s} sshd pid {h['pid'] or '-'!s:>7}  "
               f"{'running' if h['running'] else 'not running'}" + (f"  [{faults}]" if faults else ""))
     print(f"  hosts file {info['hosts_yaml'] or '(not written: up did not finish)'}")

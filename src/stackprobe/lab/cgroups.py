@@ -41,15 +41,20 @@ def cgroup_path(version: int, prefix: str, host: str) -> Path:
 def make_cpu_cgroup(path: Path, version: int, percent: int) -> None:
     quota = percent * CPU_PERIOD_US // 100
     if version == 2:
-        control = CGROUP_V2 / "cgroup.subtree_control"
-        if "cpu" not in control.read_text().split():
-            control.write_text("+cpu")  # children of the root may then use cpu.max
+        enable_v2_controller("cpu")
     path.mkdir()
     if version == 2:
         (path / "cpu.max").write_text(f"{quota} {CPU_PERIOD_US}")
     else:
         (path / "cpu.cfs_period_us").write_text(str(CPU_PERIOD_US))
         (path / "cpu.cfs_quota_us").write_text(str(quota))
+
+
+def enable_v2_controller(name: str) -> None:
+    """Let the v2 root's children use controller `name` (cpu.max, io.max)."""
+    control = CGROUP_V2 / "cgroup.subtree_control"
+    if name not in control.read_text().split():
+        control.write_text(f"+{name}")
 
 
 def cgroup_pids(path: Path) -> list[int]:

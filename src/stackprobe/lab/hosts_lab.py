@@ -11,8 +11,9 @@ not share is their network stack and address, which is what multi-host tests exe
                        └─ ...
 
 Faults for demos and acceptance tests: a slow link is a tbf qdisc on the host's root-side
-veth (it shapes what flows INTO the host); a slow CPU is a cpu cgroup holding the host's
-sshd, so every command run over SSH on that host inherits the cap.
+veth (it shapes what flows INTO the host); a slow CPU is a cpu cgroup, a slow disk a blkio
+(v2: io) cgroup throttling the disk under the host's data directory. Each cgroup holds the
+host's sshd, so every command run over SSH on that host inherits the cap.
 
 The machine is shared, so the lab only ever touches what it made: every name starts with
 the prefix, `up` refuses when a name or 10.99.0.0/24 is already taken, state.json lists
@@ -25,7 +26,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import socket
 import subprocess
@@ -36,10 +36,17 @@ from pathlib import Path
 
 import yaml
 
-from stackprobe.errors import UserError
-from stackprobe.lab import netns
+from stackprobe.lab import blkio, netns
+from stackprobe.lab.cgroups import (
+    CgroupError,
+    cgroup_path,
+    cgroup_pids,
+    cgroup_version,
+    make_cpu_cgroup,
+    remove_cgroup,
+)
+from stackprobe.lab.hosts_specs import HostsLabError, check_request, disk_rate
 from stackprobe.procs import stop_pids
-from stackprobe.lab.cgroups import cgroup_path, cgroup_pids, cgroup_version, make_cpu_cgroup, remove_cgroup
 from stackprobe.store.rundir import atomic_write
 
 STATE_FILE = "state.json"
@@ -51,7 +58,6 @@ DEFAULT_PREFIX = "sp"
 SUBNET = "10.99.0.0/24"
 BRIDGE_ADDRESS = "10.99.0.1"
 HOST_OFFSET = 10  # host i is 10.99.0.(10 + i)
-MAX_HOSTS = 64
 SSHD = "/usr/sbin/sshd"
 SSHD_PRIVSEP_DIR = Path("/run/sshd")
 READY_TIMEOUT_S = 15.0
@@ -60,14 +66,8 @@ LEFTOVER_GRACE_S = 3.0
 NIC_SPEED_MBPS = 10_000
 ROLES = ["client", "storage"]
 
-PREFIX_RE = re.compile(r"^[a-z][a-z0-9]{0,7}$")  # '<prefix>-h64p' stays within 15 chars
-HOST_RE = re.compile(r"^h([1-9][0-9]*)$")
 # sh -c script: set the UTS hostname, then become sshd (same PID all the way down).
 SSHD_SCRIPT = 'hostname "$1" && exec "$2" -D -e -f "$3"'
-
-
-class HostsLabError(UserError):
-    """The hosts lab could not be brought up or down; says what and why."""
 
 
 @dataclass
@@ -80,8 +80,16 @@ class HostRecord:
     slow_link: str | None = None  # tbf rate on the veth
     slow_cpu: int | None = None  # percent of one CPU
     cgroup: str | None = None  # made only for a slow CPU
+    slow_disk: str | None = None  # bytes/s ('30M') to the disk holding data_dir
+    disk_cgroup: str | None = None  # made only for a slow disk (under v2: == cgroup if both)
+    disk_device: str | None = None  # MAJ:MIN throttled
     pid: int | None = None  # sshd
     netns_inode: int | None = None
+
+    @property
+    def cgroups(self) -> list[Path]:
+        """The host's cgroups (cpu, blkio), each once; sshd and its sessions live in them."""
+        return [Path(p) for p in dict.fromkeys((self.cgroup, self.disk_cgroup)) if p]
 
     @property
     def data_dir(self) -> str:
@@ -99,6 +107,7 @@ class State:
     bridge: str
     hosts: list[HostRecord] = field(default_factory=list)
     cgroup_version: int | None = None
+    io_cgroup_version: int | None = None
     started: float = 0.0
     ready_s: float | None = None
 
@@ -130,53 +139,6 @@ class State:
             raise HostsLabError(f"{lab_dir / STATE_FILE}: unreadable lab state ({exc})") from None
 
 
-# ---------------------------------------------------------------------- fault specs
-def parse_specs(specs: list[str], what: str) -> dict[str, str]:
-    """['h2:200mbit', ...] → {'h2': '200mbit'}; one host at most once."""
-    out: dict[str, str] = {}
-    for spec in specs:
-        host, sep, value = spec.partition(":")
-        if not sep or not HOST_RE.match(host) or not value:
-            raise HostsLabError(f"--{what} {spec!r}: expected HOST:VALUE, e.g. h2:"
-                                f"{'200mbit' if what == 'slow-link' else '20'}")
-        if host in out:
-            raise HostsLabError(f"--{what}: {host} given twice")
-        out[host] = value
-    return out
-
-
-def parse_cpu_specs(specs: list[str]) -> dict[str, int]:
-    out = {}
-    for host, value in parse_specs(specs, "slow-cpu").items():
-        try:
-            out[host] = int(value.rstrip("%"))
-        except ValueError:
-            raise HostsLabError(f"--slow-cpu {host}:{value}: the cap is a whole percent of "
-                                "one CPU, e.g. h3:20") from None
-    return out
-
-
-def check_request(n: int, prefix: str, slow_links: dict[str, str], slow_cpus: dict[str, int]) -> None:
-    """Everything about the request that can be wrong before anything is looked at or made."""
-    if not 1 <= n <= MAX_HOSTS:
-        raise HostsLabError(f"{n} hosts: the lab makes 1 to {MAX_HOSTS}")
-    if not PREFIX_RE.match(prefix):
-        raise HostsLabError(f"prefix {prefix!r}: 1-8 lowercase letters/digits, starting with a letter")
-    for what, faults in (("slow-link", slow_links), ("slow-cpu", slow_cpus)):
-        for host in faults:
-            m = HOST_RE.match(host)
-            if not m or int(m.group(1)) > n:
-                raise HostsLabError(f"--{what} {host}: no such host (the lab has h1..h{n})")
-    for host, rate in slow_links.items():
-        try:
-            netns.rate_bytes_per_s(rate)
-        except ValueError as exc:
-            raise HostsLabError(f"--slow-link {host}: {exc}") from None
-    for host, pct in slow_cpus.items():
-        if not 1 <= pct <= 100:
-            raise HostsLabError(f"--slow-cpu {host}:{pct}: a percent of one CPU, 1 to 100")
-
-
 # ---------------------------------------------------------------------- processes
 def sshd_is_ours(pid: int | None, ns_inode: int | None) -> bool:
     """PID runs /usr/sbin/sshd inside the lab namespace (sshd rewrites its cmdline, so the
@@ -190,8 +152,8 @@ def sshd_is_ours(pid: int | None, ns_inode: int | None) -> bool:
     return exe in (SSHD, f"{SSHD} (deleted)") and netns.pid_netns_inode(pid) == ns_inode
 
 
-def _alive_in(pid: int, ns_inode: int | None, cgroup: Path | None) -> bool:
-    """Not a zombie, and still in the lab namespace or cgroup it was found in."""
+def _alive_in(pid: int, ns_inode: int | None, cgroups: list[Path]) -> bool:
+    """Not a zombie, and still in the lab namespace or a cgroup it was found in."""
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
@@ -199,7 +161,7 @@ def _alive_in(pid: int, ns_inode: int | None, cgroup: Path | None) -> bool:
     if state == "Z":
         return False
     in_ns = ns_inode is not None and netns.pid_netns_inode(pid) == ns_inode
-    return in_ns or (cgroup is not None and pid in cgroup_pids(cgroup))
+    return in_ns or any(pid in cgroup_pids(cg) for cg in cgroups)
 
 
 def _tail(path: Path, lines: int = 5) -> str:
@@ -229,14 +191,14 @@ class HostsLab:
 
     # ------------------------------------------------------------------ up
     def up(self, n: int, slow_links: dict[str, str] | None = None,
-           slow_cpus: dict[str, int] | None = None) -> State:
+           slow_cpus: dict[str, int] | None = None, slow_disks: dict[str, str] | None = None) -> State:
         """Bring up n hosts; on any failure, remove what was made and re-raise."""
         slow_links, slow_cpus = dict(slow_links or {}), dict(slow_cpus or {})
-        check_request(n, self.prefix, slow_links, slow_cpus)
+        slow_disks = dict(slow_disks or {})
+        check_request(n, self.prefix, slow_links, slow_cpus, slow_disks)
         self._preflight_tools(bool(slow_links))
         self._clear_own_leftovers()
-        version = cgroup_version() if slow_cpus else None
-        state = self._plan(n, slow_links, slow_cpus, version)
+        state = self._plan(n, slow_links, slow_cpus, slow_disks)
         self._refuse_taken(state)
         self._make_dir()
         state.save()  # the names, before any of them is made
@@ -291,17 +253,21 @@ class HostsLab:
             raise HostsLabError(f"{self.dir} exists and is not a hosts lab directory: choose another --dir")
 
     def _plan(self, n: int, slow_links: dict[str, str], slow_cpus: dict[str, int],
-              version: int | None) -> State:
+              slow_disks: dict[str, str]) -> State:
+        version = cgroup_version() if slow_cpus else None
+        io_version = blkio.io_cgroup_version() if slow_disks else None
         state = State(dir=str(self.dir), prefix=self.prefix, bridge=f"{self.prefix}-br",
-                      cgroup_version=version, started=time.time())
+                      cgroup_version=version, io_cgroup_version=io_version, started=time.time())
         for i in range(1, n + 1):
             name = f"h{i}"
-            cpu = slow_cpus.get(name)
+            cpu, disk = slow_cpus.get(name), slow_disks.get(name)
             state.hosts.append(HostRecord(
                 name=name, address=f"10.99.0.{HOST_OFFSET + i}", netns=f"{self.prefix}-{name}",
                 veth=f"{self.prefix}-{name}", dir=str(self.dir / name),
-                slow_link=slow_links.get(name), slow_cpu=cpu,
-                cgroup=str(cgroup_path(version, self.prefix, name)) if cpu and version else None))
+                slow_link=slow_links.get(name), slow_cpu=cpu, slow_disk=disk,
+                cgroup=str(cgroup_path(version, self.prefix, name)) if cpu and version else None,
+                disk_cgroup=str(blkio.io_cgroup_path(io_version, self.prefix, name))
+                if disk and io_version else None))
         return state
 
     def _refuse_taken(self, state: State) -> None:
@@ -313,8 +279,7 @@ class HostsLab:
                 taken.append(f"interface {h.veth}")
             if netns.netns_exists(h.netns):
                 taken.append(f"netns {h.netns}")
-            if h.cgroup and Path(h.cgroup).exists():
-                taken.append(f"cgroup {h.cgroup}")
+            taken += [f"cgroup {cg}" for cg in h.cgroups if cg.exists()]
         if taken:
             raise HostsLabError(f"already in use, not by the lab in {self.dir}: {', '.join(taken)} "
                                 "(another hosts lab? see `ip netns list`, `ip -br link`)")
@@ -379,6 +344,11 @@ class HostsLab:
             netns.shape(h.veth, h.slow_link)
         if h.cgroup and h.slow_cpu and state.cgroup_version:
             make_cpu_cgroup(Path(h.cgroup), state.cgroup_version, h.slow_cpu)
+        if h.disk_cgroup and h.slow_disk and state.io_cgroup_version:
+            h.disk_device = blkio.device_of(h.data_dir)
+            blkio.make_io_cgroup(Path(h.disk_cgroup), state.io_cgroup_version, h.disk_device,
+                                 disk_rate(h.name, h.slow_disk))
+            state.save()
 
     def _start_sshd(self, state: State, h: HostRecord) -> None:
         """sshd -D in the host's netns and a fresh UTS namespace; `ip netns exec`, `unshare`
@@ -391,8 +361,8 @@ class HostsLab:
         self._procs[proc.pid] = proc
         h.pid = proc.pid
         state.save()
-        if h.cgroup:  # before sshd accepts anything: every session it forks stays capped
-            (Path(h.cgroup) / "cgroup.procs").write_text(str(proc.pid))
+        for cg in h.cgroups:  # before sshd accepts anything: every session it forks stays capped
+            (cg / "cgroup.procs").write_text(str(proc.pid))
 
     def _wait_ready(self, h: HostRecord) -> None:
         deadline = time.monotonic() + READY_TIMEOUT_S
@@ -476,10 +446,10 @@ class HostsLab:
             if left:
                 notes.append(f"{h.name}: stopped {left} process(es) left from SSH sessions")
         for h in state.hosts:
-            if h.cgroup:
+            for cg in h.cgroups:
                 try:
-                    remove_cgroup(Path(h.cgroup))
-                except HostsLabError as exc:
+                    remove_cgroup(cg)
+                except CgroupError as exc:
                     problems.append(str(exc))
             try:
                 netns.delete_link(h.veth, "veth")  # both ends go; then the namespace
@@ -501,16 +471,16 @@ class HostsLab:
     def _stop_leftovers(self, h: HostRecord, ns_inode: int | None) -> int:
         """Processes still in the host's namespace or cgroup: commands run over SSH (sessions,
         nohup'd tools). Only the live namespace's inode is trusted, never a recorded one."""
-        cgroup = Path(h.cgroup) if h.cgroup else None
+        cgroups = h.cgroups
         me = os.getpid()
         stopped: set[int] = set()
         for _ in range(5):  # a dying session may still fork once
             found = set(netns.pids_in_netns(ns_inode)) if ns_inode is not None else set()
-            found |= set(cgroup_pids(cgroup)) if cgroup else set()
-            found = {p for p in found if p != me and _alive_in(p, ns_inode, cgroup)}
+            found |= {p for cg in cgroups for p in cgroup_pids(cg)}
+            found = {p for p in found if p != me and _alive_in(p, ns_inode, cgroups)}
             if not found:
                 break
-            stop_pids(sorted(found), lambda p: _alive_in(p, ns_inode, cgroup), LEFTOVER_GRACE_S)
+            stop_pids(sorted(found), lambda p: _alive_in(p, ns_inode, cgroups), LEFTOVER_GRACE_S)
             stopped |= found
         self._reap()
         return len(stopped)
@@ -531,6 +501,7 @@ class HostsLab:
                 "name": h.name, "address": h.address, "netns": h.netns, "netns_present": inode is not None,
                 "veth": h.veth, "pid": h.pid, "running": sshd_is_ours(h.pid, inode),
                 "slow_link": h.slow_link, "slow_cpu": h.slow_cpu, "cgroup": h.cgroup,
+                "slow_disk": h.slow_disk, "disk_cgroup": h.disk_cgroup, "disk_device": h.disk_device,
             })
         bridge = netns.link_kind(state.bridge) == "bridge"
         written = Path(state.hosts_yaml).exists()  # the last thing `up` does
