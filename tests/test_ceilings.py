@@ -224,3 +224,18 @@ def test_storage_hosts_disks_bound_reads_and_writes():
     assert wterms["storage devices"] == pytest.approx(2e9 / 3)
     assert wterms["OSD layer"] == pytest.approx(4e9) and wterms["client memory"] == 8e9
     assert write.bottleneck == "storage devices" and write.efficiency == pytest.approx(0.75)
+
+
+def test_a_cpu_outlier_is_named_beside_the_network_path_and_virtual_nics_explained():
+    net = {"links": {h: {"nic": "eth0", "speed_mbps": 10_000} for h in ("h1", "h3")},
+           "cells": [{"client": "h3", "server": "h1", "bps": 4e9},
+                     {"client": "h1", "server": "h3", "bps": 16e9}]}
+    cpu = {"metric": "CPU throughput (matrix)", "figures": [
+        {"node": "h1", "ratio": 1.0, "flagged": False}, {"node": "h3", "ratio": 0.21, "flagged": True}]}
+    steps = [_step(1, "cpu", "hardware", findings={"consistency": [cpu]}),
+             _step(2, "network", "network", findings={"network": net})]
+    slow, fast = ladder(_run(steps=steps))
+    assert slow.efficiency == pytest.approx(0.4)
+    assert slow.bottleneck.endswith("or h3's CPU (0.21× the median host in node consistency)")
+    [warning] = fast.warnings  # 16 Gbit/s over a 10 Gbit/s veth: the speed is nominal
+    assert "nominal speed it does not enforce" in warning and "cache" not in warning

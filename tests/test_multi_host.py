@@ -129,7 +129,9 @@ def test_fleet_ran_on_every_client_and_merged_their_histograms(run):
     assert merged["read"]["iops"] == pytest.approx(sum(r["read"]["iops"] for r in clients.values()))
     fleet = step["findings"]["fleet"]
     fio_all = fleet["fio_all_clients"]["read"]
-    assert merged["read"]["iops"] == pytest.approx(fio_all["iops"], rel=1e-6)
+    # fio's All clients divides the summed I/O by one runtime, ours sums each client's rate:
+    # equal when the clients ran equally long, within a percent here (h1's disk is capped)
+    assert merged["read"]["iops"] == pytest.approx(fio_all["iops"], rel=1e-2)
     assert fleet["merged"]["read"]["lat_mean_ns"] == pytest.approx(fio_all["lat_mean_ns"], rel=1e-6)
     p99s = sorted(r["read"]["lat_ns"]["p99"] for r in clients.values())
     assert p99s[0] <= merged["read"]["lat_ns"]["p99"] <= p99s[-1]

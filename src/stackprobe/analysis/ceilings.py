@@ -49,6 +49,8 @@ class Rung:
     metric: str  # bw | iops
     measured: float
     between: str  # the layer between the inputs and this rung, blamed for a large loss
+    # why a figure above its ceiling is possible on this rung (a cache, a nominal speed)
+    over: str = "a cache served part of it or an input is wrong"
     terms: list[Term] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # inputs the run did not measure
     notes: list[str] = field(default_factory=list)  # e.g. the slow OSD that sets the pace
@@ -104,8 +106,7 @@ class Rung:
         if t is None or e is None or e <= OVER_CEILING:
             return []
         return [f"{self.name}: measured {self.fmt(self.measured)} exceeds the {t.layer} "
-                f"ceiling {self.fmt(t.value)} ({t.text}): a cache served part of it "
-                f"(client page cache, RBD/OSD cache) or an input is wrong: "
+                f"ceiling {self.fmt(t.value)} ({t.text}): {self.over}; its inputs: "
                 + ", ".join(t.inputs)]
 
 
@@ -158,7 +159,9 @@ def _disk_rung(d: DiskScaling, low: LowerRungs) -> Rung:
     total = sum(d.singles.values())
     rung = Rung(name=f"disks of {d.host} together ({d.rw})", step=d.step, layer="disk",
                 metric="bw", measured=d.aggregate,
-                between=f"host/controller layer of {d.host} (HBA, backplane, PCIe link)")
+                between=f"host/controller layer of {d.host} (HBA, backplane, PCIe link)",
+                over="a controller or drive cache served part of it, or the singles were "
+                     "measured below their speed")
     rung.terms.append(Term("devices", total, f"sum of {len(d.singles)} targets alone "
                            f"({fmt_bw(total)})",
                            tuple(f"{t} alone {fmt_bw(v)} ({d.step})" for t, v in d.singles.items())))
@@ -175,9 +178,16 @@ def _network_rungs(step: StepResult, low: LowerRungs) -> list[Rung]:
         if not cell.get("bps"):
             continue
         client, server = cell["client"], cell["server"]
+        between = f"network path {client}→{server} (switch, cabling, shaping)"
+        slow_cpu = [h for h in (client, server) if h in low.cpu_outliers]
+        if slow_cpu:  # iperf3 needs CPU: a host far slower than its peers may be the limit
+            h = slow_cpu[0]
+            between += (f", or {h}'s CPU ({low.cpu_outliers[h]:.2f}× the median host in "
+                        f"node consistency)")
         rung = Rung(name=f"network {client}→{server}", step=step.id, layer="network",
-                    metric="bw", measured=float(cell["bps"]) / 8,
-                    between=f"network path {client}→{server} (switch, cabling, shaping)")
+                    metric="bw", measured=float(cell["bps"]) / 8, between=between,
+                    over="the NIC reports a nominal speed it does not enforce (virtual NICs: "
+                         "veth, virtio, bonds) or the link speed input is wrong")
         have = [h for h in (client, server) if h in low.nic_mbps]
         if len(have) == 2:
             bps = link_pair(low.nic_mbps[client], low.nic_mbps[server])
@@ -214,7 +224,9 @@ def _ceph_rungs(step: StepResult, low: LowerRungs) -> list[Rung]:
             rung = Rung(name=f"{step.title}: {label}", step=step.id,
                         layer=step.layer, metric=metric, measured=measured,
                         between="storage software and client (Ceph OSD/RADOS path, client "
-                                "CPU, queue depth)")
+                                "CPU, queue depth)",
+                        over="a cache served part of it (client page cache, RBD cache, OSD "
+                             "cache) or an input is wrong")
             _ceph_terms(rung, low, write=direction == "write", block=block)
             rungs.append(rung)
     return rungs

@@ -69,6 +69,7 @@ class LowerRungs:
     storage_hosts: list[str] = field(default_factory=list)  # hosts with OSDs (CRUSH)
     run_pool: str | None = None
     disks: list[DiskScaling] = field(default_factory=list)
+    cpu_outliers: dict[str, float] = field(default_factory=dict)  # host -> × median (flagged)
 
     def pool(self) -> Pool | None:
         """The pool the run's Ceph steps used, when the inventory knows it."""
@@ -104,6 +105,11 @@ def lower_rungs(results: RunResults) -> LowerRungs:
                 if link.get("speed_mbps"):
                     low.nic_mbps[host] = float(link["speed_mbps"])
                     low.nic_names[host] = str(link.get("nic") or "")
+        for c in step.findings.get("consistency", []):
+            if str(c.get("metric", "")).startswith("CPU throughput"):
+                for f in c.get("figures", []):
+                    if f.get("flagged") and f.get("ratio") is not None:
+                        low.cpu_outliers[str(f["node"])] = float(f["ratio"])
         scaling = step.findings.get("disk_scaling")
         if scaling:
             here = step.hosts[0] if len(step.hosts) == 1 else results.run.host
