@@ -173,7 +173,8 @@ def _ladder(results: RunResults, pool: _TablePool) -> dict[str, Any] | None:
 
 
 def _table(t: TextTable) -> dict[str, Any]:
-    return {"title": t.title, "headers": t.headers, "rows": t.rows, "notes": t.notes}
+    return {"title": t.title, "headers": t.headers, "rows": t.rows, "notes": t.notes,
+            "left": list(t.left)}
 
 
 def _card(step: StepResult, run_dir: Path | None, drawn_with_sweep: bool) -> dict[str, Any]:
