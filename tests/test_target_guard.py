@@ -20,6 +20,8 @@ from conftest import FIXTURES, run_cli
 
 from stackprobe.errors import UserError
 from stackprobe.plan.steps import PlannedStep
+from stackprobe.parsers import block_devices as bd
+from stackprobe.runners import fio_job_paths as fjp
 from stackprobe.runners import target_guard as tg
 from stackprobe.suite.hosts import HostsFile
 from stackprobe.transport.base import CommandResult
@@ -35,13 +37,13 @@ def rec(name: str) -> str:
 
 # ------------------------------------------------------------------ job files and paths
 def paths_of(text: str) -> list[tuple[str, str]]:
-    jobs = tg.parse_jobs(tg.job_lines(text, "j.fio"))
-    return [(u.path, tg.place(u.path)) for j in jobs for u in tg.job_paths(j)]
+    jobs = fjp.parse_jobs(fjp.job_lines(text, "j.fio"))
+    return [(u.path, fjp.place(u.path)) for j in jobs for u in fjp.job_paths(j)]
 
 
 def test_global_sections_apply_to_the_jobs_after_them():
     text = "[global]\nrw=randwrite\n[a]\n[global]\nrw=read\n[b]\nrw = write \n[c]\n"
-    jobs = tg.parse_jobs(tg.job_lines(text, "j.fio"))
+    jobs = fjp.parse_jobs(fjp.job_lines(text, "j.fio"))
     assert [(j.name, j.options["rw"].value) for j in jobs] == [
         ("a", "randwrite"), ("b", "write"), ("c", "read")]
     assert jobs[1].options["rw"].where == "job file j.fio line 7: rw = write"
@@ -49,14 +51,14 @@ def test_global_sections_apply_to_the_jobs_after_them():
 
 def test_inline_comments_are_cut_as_fio_cuts_them():
     """fio 3.33 writes for `rw=write;c` and `rw=write # c`: the guard must read them alike."""
-    job = tg.parse_jobs(tg.job_lines("[a] ; x\nrw=randwrite;note\nfilename=/dev/sdb # x\n",
+    job = fjp.parse_jobs(fjp.job_lines("[a] ; x\nrw=randwrite;note\nfilename=/dev/sdb # x\n",
                                      "j"))[0]
-    assert tg.write_reason(job.options) == "rw=randwrite"
-    assert [u.path for u in tg.job_paths(job)] == ["/dev/sdb"]
+    assert fjp.write_reason(job.options) == "rw=randwrite"
+    assert [u.path for u in fjp.job_paths(job)] == ["/dev/sdb"]
 
 
 def test_filename_lists_split_on_colons_but_not_escaped_ones():
-    assert tg.split_list("a:/dev/loop3:b\\:c") == ["a", "/dev/loop3", "b:c"]
+    assert fjp.split_list("a:/dev/loop3:b\\:c") == ["a", "/dev/loop3", "b:c"]
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -94,22 +96,22 @@ def test_paths_a_job_opens(text, expected):
     ({"ioengine": "filedelete"}, "ioengine=filedelete"),
 ])
 def test_write_workloads(options, writes):
-    settings = {k: tg.Setting(v, "x") for k, v in options.items()}
-    assert tg.write_reason(settings) == writes
+    settings = {k: fjp.Setting(v, "x") for k, v in options.items()}
+    assert fjp.write_reason(settings) == writes
 
 
 def test_readwrite_is_an_alias_of_rw():
-    job = tg.parse_jobs(tg.job_lines("[a]\nreadwrite=randwrite\n", "j"))[0]
-    assert tg.write_reason(job.options) == "rw=randwrite"
+    job = fjp.parse_jobs(fjp.job_lines("[a]\nreadwrite=randwrite\n", "j"))[0]
+    assert fjp.write_reason(job.options) == "rw=randwrite"
 
 
 def test_includes_are_followed_when_absolute_and_refused_otherwise(tmp_path):
     inc = tmp_path / "inc.fio"
     inc.write_text("filename=../../x\n")
-    lines = tg.job_lines(f"[a]\ninclude {inc}\n", "j.fio", lambda p: Path(p).read_text())
+    lines = fjp.job_lines(f"[a]\ninclude {inc}\n", "j.fio", lambda p: Path(p).read_text())
     assert lines[-1] == ("filename=../../x", f"job file {inc} line 1")
-    with pytest.raises(tg.JobFileError, match="include inc.fio: only an absolute path"):
-        tg.job_lines("[a]\ninclude inc.fio\n", "j.fio", lambda p: "")
+    with pytest.raises(fjp.JobFileError, match="include inc.fio: only an absolute path"):
+        fjp.job_lines("[a]\ninclude inc.fio\n", "j.fio", lambda p: "")
 
 
 def step(index: int, params: dict, kind: str = "fio", hosts: tuple[str, ...] = ()) -> PlannedStep:
@@ -118,7 +120,7 @@ def step(index: int, params: dict, kind: str = "fio", hosts: tuple[str, ...] = (
 
 
 def test_stackprobe_built_jobs_stay_in_the_scratch_directory():
-    uses, refusals = tg.plan_uses([step(1, {"rw": "randwrite", "bs": "4k", "size": "1M"})], str)
+    uses, refusals = fjp.plan_uses([step(1, {"rw": "randwrite", "bs": "4k", "size": "1M"})], str)
     assert (uses, refusals) == ([], [])
 
 
@@ -126,7 +128,7 @@ def test_options_that_leave_the_scratch_directory_are_refused():
     """The suite models refuse `filename` outside the target, but not the other path options."""
     plan = [step(1, {"rw": "write", "options": {"filename_format": "../../x.$jobnum"}}),
             step(2, {"rw": "write", "options": {"write_bw_log": "/etc/bw"}})]
-    uses, refusals = tg.plan_uses(plan, str)
+    uses, refusals = fjp.plan_uses(plan, str)
     assert refusals == ["step 01-s1: option: filename_format=../../x.$jobnum: leaves the step's "
                         "scratch directory (${STACKPROBE_DIR}/../../x.0) — use a relative path "
                         "below it or ${STACKPROBE_DIR}/..., or a raw device"]
@@ -138,7 +140,7 @@ def test_options_that_leave_the_scratch_directory_are_refused():
 def test_a_user_job_file_that_escapes_is_refused_line_by_line(tmp_path):
     job = tmp_path / "esc.fio"
     job.write_text("[global]\ndirectory=../..\n[a]\nrw=write\nfilename=f:../g\n")
-    _, refusals = tg.plan_uses([step(1, {"job_file": str(job)})], lambda p: Path(p).read_text())
+    _, refusals = fjp.plan_uses([step(1, {"job_file": str(job)})], lambda p: Path(p).read_text())
     assert refusals == [f"step 01-s1: job file {job} line 2: directory=../.. + job file {job} "
                         "line 5: filename=f:../g: leaves the step's scratch directory "
                         "(../../f, ../../../g) — use a relative path below it or "
@@ -146,15 +148,15 @@ def test_a_user_job_file_that_escapes_is_refused_line_by_line(tmp_path):
 
 
 def test_remote_steps_may_read_devices_but_not_write_them():
-    read = tg.Use("/dev/sdb", "01-r", tg.PathUse("/dev/sdb", "a", "w", None), remote=True)
-    write = tg.Use("/dev/sdb", "02-w", tg.PathUse("/dev/sdb", "a", "w", "rw=write"), remote=True)
+    read = fjp.Use("/dev/sdb", "01-r", fjp.PathUse("/dev/sdb", "a", "w", None), remote=True)
+    write = fjp.Use("/dev/sdb", "02-w", fjp.PathUse("/dev/sdb", "a", "w", "rw=write"), remote=True)
     assert tg.other_refusal(read, "remote", "/dev/sdb") is None
     assert "cannot check paths on other hosts" in tg.other_refusal(write, "remote", "/dev/sdb")
 
 
 def test_unlink_on_a_device_and_writes_to_character_devices_are_refused():
     def use(writes, unlink=None):
-        return tg.Use("/dev/x", "01-a", tg.PathUse("/dev/x", "a", "w", writes, unlink), False)
+        return fjp.Use("/dev/x", "01-a", fjp.PathUse("/dev/x", "a", "w", writes, unlink), False)
     assert "delete the device node" in tg.other_refusal(use(None, "unlink=1"), "block", "/dev/x")
     assert tg.other_refusal(use(None), "char", "/dev/sg0") is None
     assert "character device" in tg.other_refusal(use("rw=write"), "char", "/dev/sg0")
@@ -168,18 +170,18 @@ def test_disk_baseline_never_writes_devices():
     plan = [step(1, {"rw": "write"}, "disk_baseline", ("n1",)),  # its runner skips devices
             step(2, {"rw": "read"}, "disk_baseline", ("n1",)),
             step(3, {"rw": "randrw"}, "disk_baseline", ("n1",))]  # only a hand-made plan
-    assert tg.baseline_refusals(plan, hosts) == [
+    assert fjp.baseline_refusals(plan, hosts) == [
         "step 03-s3: disk_baseline rw=randrw would write /dev/sdb — baselines only read devices"]
 
 
 # ------------------------------------------------------------------ recorded tool outputs
 def test_lsblk_device_and_partition_with_its_mount():
-    nodes = tg.parse_lsblk(rec(f"{UL}_lsblk_gpt-p1-mounted.json"))
+    nodes = bd.parse_lsblk(rec(f"{UL}_lsblk_gpt-p1-mounted.json"))
     assert [(n.name, n.majmin, n.type, n.depth) for n in nodes] == [
         ("loop2", "7:2", "loop", 0), ("loop2p1", "259:0", "part", 1)]
     assert nodes[1].mountpoints[0].endswith("/mnt-gpt-p1-mounted")
     assert nodes[0].mountpoints == ()
-    clean = tg.parse_lsblk(rec(f"{UL}_lsblk_clean.json"))
+    clean = bd.parse_lsblk(rec(f"{UL}_lsblk_clean.json"))
     assert [(n.path, n.fstype, n.mountpoints) for n in clean] == [("/dev/loop0", None, ())]
 
 
@@ -191,22 +193,22 @@ def test_lsblk_device_and_partition_with_its_mount():
     ("bluestore", ["Ceph OSD (BlueStore)"]),
 ])
 def test_blkid_signatures_described(tag, described):
-    tags = tg.parse_blkid(rec(f"{UL}_blkid_{tag}.txt"))
+    tags = bd.parse_blkid(rec(f"{UL}_blkid_{tag}.txt"))
     assert tg.describe_blkid(tags) == described
 
 
 @pytest.mark.parametrize("tag", ["clean", "ext4", "gpt", "lvm-pv", "bluestore", "mounted"])
 def test_wipefs_json_and_table_agree(tag):
-    as_json = tg.parse_wipefs_json(rec(f"{UL}_wipefs-json_{tag}.json"))
-    table = tg.parse_wipefs_table(rec(f"{UL}_wipefs_{tag}.txt"))
+    as_json = bd.parse_wipefs_json(rec(f"{UL}_wipefs-json_{tag}.json"))
+    table = bd.parse_wipefs_table(rec(f"{UL}_wipefs_{tag}.txt"))
     assert [(s["type"], s["offset"]) for s in as_json] == [(s["type"], s["offset"]) for s in table]
 
 
 def test_signatures_of_a_gpt_disk_name_its_partition_once():
-    found = tg.signatures(tg.parse_blkid(rec(f"{UL}_blkid_gpt.txt")),
-                          tg.parse_wipefs_json(rec(f"{UL}_wipefs-json_gpt.json")),
-                          tg.parse_lsblk(rec(f"{UL}_lsblk_gpt.json"))[0],
-                          {"loop2p1": tg.parse_blkid(rec(f"{UL}_blkid_gpt-p1.txt"))})
+    found = tg.signatures(bd.parse_blkid(rec(f"{UL}_blkid_gpt.txt")),
+                          bd.parse_wipefs_json(rec(f"{UL}_wipefs-json_gpt.json")),
+                          bd.parse_lsblk(rec(f"{UL}_lsblk_gpt.json"))[0],
+                          {"loop2p1": bd.parse_blkid(rec(f"{UL}_blkid_gpt-p1.txt"))})
     assert found == ["gpt partition table (PTUUID b6741da6-f2d3-439b-b8fe-daa4878201b3)",
                      "partition loop2p1: ext4 filesystem "
                      "(UUID 946225ba-d1e9-4fd4-9a96-65596b8498fa)"]
@@ -220,31 +222,31 @@ def test_wipefs_finds_what_blkid_does_not_report():
 
 
 def test_proc_and_sys_outputs():
-    pids = tg.parse_namespaces(rec("proc_ns-mnt_stat.txt"))
+    pids = bd.parse_namespaces(rec("proc_ns-mnt_stat.txt"))
     assert pids == ["10", "10773", "11419", "25"]  # one per mount namespace
-    mounts = tg.parse_mountinfo(rec("proc_mountinfo_mounted.txt"))
+    mounts = bd.parse_mountinfo(rec("proc_mountinfo_mounted.txt"))
     loops = [(m.majmin, m.source) for m in mounts if m.source.startswith("/dev/loop")]
     assert loops == [("7:3", "/dev/loop3"), ("259:0", "/dev/loop2p1")]
-    assert tg.parse_swaps(rec("proc_swaps.txt")) == []
-    assert tg.parse_fd_scan(rec("proc_fd-scan_open.txt")) == [(12811, "7:0")]
-    assert tg.parse_ps(rec("procps_ps_open.txt")) == {12811: "sleep"}
-    assert ("loop6", "/dev/loop1") in tg.parse_backing(rec("sys_loop-backing.txt"))
-    assert tg.parse_stat(rec("coreutils_stat_loop0.txt")) == ("block", "7:0")
+    assert bd.parse_swaps(rec("proc_swaps.txt")) == []
+    assert bd.parse_fd_scan(rec("proc_fd-scan_open.txt")) == [(12811, "7:0")]
+    assert bd.parse_ps(rec("procps_ps_open.txt")) == {12811: "sleep"}
+    assert ("loop6", "/dev/loop1") in bd.parse_backing(rec("sys_loop-backing.txt"))
+    assert bd.parse_stat(rec("coreutils_stat_loop0.txt")) == ("block", "7:0")
     # no device-mapper in the recording kernel: holders lines in the script's own format
-    assert tg.parse_holders("loop2 dm-0\nloop2p1 md127\n") == [("loop2", "dm-0"),
+    assert bd.parse_holders("loop2 dm-0\nloop2p1 md127\n") == [("loop2", "dm-0"),
                                                                ("loop2p1", "md127")]
 
 
 def test_mountinfo_unescapes_spaces():
     line = "52 27 7:3 / /mnt/a\\040b rw - ext4 /dev/loop3 rw\n"
-    assert tg.parse_mountinfo(line) == [tg.Mount("7:3", "/mnt/a b", "/dev/loop3")]
+    assert bd.parse_mountinfo(line) == [bd.Mount("7:3", "/mnt/a b", "/dev/loop3")]
 
 
 def recorded_view(**only: str) -> tg.SystemView:
-    view = tg.SystemView(mounts=tg.parse_mountinfo(rec("proc_mountinfo_mounted.txt")),
-                         open_fds=tg.parse_fd_scan(rec("proc_fd-scan_open.txt")),
-                         comms=tg.parse_ps(rec("procps_ps_open.txt")),
-                         backing=tg.parse_backing(rec("sys_loop-backing.txt")))
+    view = tg.SystemView(mounts=bd.parse_mountinfo(rec("proc_mountinfo_mounted.txt")),
+                         open_fds=bd.parse_fd_scan(rec("proc_fd-scan_open.txt")),
+                         comms=bd.parse_ps(rec("procps_ps_open.txt")),
+                         backing=bd.parse_backing(rec("sys_loop-backing.txt")))
     for key, value in only.items():
         setattr(view, key, value)
     return view
@@ -252,11 +254,11 @@ def recorded_view(**only: str) -> tg.SystemView:
 
 def test_usage_mounted_partition_open_and_backing():
     view = recorded_view()
-    gpt = tg.parse_lsblk(rec(f"{UL}_lsblk_gpt-p1-mounted.json"))
+    gpt = bd.parse_lsblk(rec(f"{UL}_lsblk_gpt-p1-mounted.json"))
     assert [u.split(" at ")[0] for u in tg.usage(gpt, view, [])] == ["loop2p1 mounted"]
-    clean = tg.parse_lsblk(rec(f"{UL}_lsblk_clean.json"))
+    clean = bd.parse_lsblk(rec(f"{UL}_lsblk_clean.json"))
     assert tg.usage(clean, view, []) == ["open in PID 12811 (sleep)"]
-    ext4 = tg.parse_lsblk(rec(f"{UL}_lsblk_ext4.json"))
+    ext4 = bd.parse_lsblk(rec(f"{UL}_lsblk_ext4.json"))
     assert tg.usage(ext4, view, []) == ["backing /dev/loop6"]
     assert tg.usage(ext4, view, [("loop1", "dm-3")]) == ["held by dm-3", "backing /dev/loop6"]
     idle = recorded_view(open_fds=[], backing=[])
@@ -378,7 +380,7 @@ def test_a_device_that_cannot_be_checked_is_refused_even_with_destroy_data(tmp_p
 
 def test_a_mounted_filesystem_is_named_with_its_mountpoint(tmp_path):
     msg = refusal(job_plan(tmp_path, "/dev/loop3"), RecordedTransport(), ["/dev/loop3"])
-    uuid = tg.parse_blkid(rec(f"{UL}_blkid_mounted.txt"))["UUID"]
+    uuid = bd.parse_blkid(rec(f"{UL}_blkid_mounted.txt"))["UUID"]
     assert msg.startswith(f"/dev/loop3: refusing to write (step 01-s1: rw=randwrite): ext4 "
                           f"filesystem (UUID {uuid}), mounted at /tmp/")
     assert "not even with --destroy-data" in msg

@@ -21,408 +21,46 @@ undo that, so every path a step's fio jobs name is checked here, before the firs
 
 The probing commands (stat, readlink, lsblk, blkid, wipefs, /proc and /sys reads) go through
 the Transport, so the same checks can run on an SSH host; everything that turns their output
-into findings is a pure function. Steps on --hosts cannot be probed from here yet: they may
+into findings is a pure function: which paths a job names is runners/fio_job_paths.py, the
+tools' output is parsers/block_devices.py, the verdicts are here. Steps on --hosts cannot be probed from here yet: they may
 read devices under /dev but not write them.
 """
 
 from __future__ import annotations
 
-import json
-import posixpath
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from stackprobe.errors import UserError
 from stackprobe.plan.steps import PlannedStep
-from stackprobe.runners.disk_baseline import WRITES as BASELINE_SKIPPED_WRITES
-from stackprobe.runners.fio_job import build_job
 from stackprobe.suite.hosts import HostsFile
 from stackprobe.transport.base import CommandResult, Transport
+from stackprobe.parsers.block_devices import (
+    Mount,
+    Node,
+    parse_backing,
+    parse_blkid,
+    parse_fd_scan,
+    parse_holders,
+    parse_lsblk,
+    parse_mountinfo,
+    parse_namespaces,
+    parse_ps,
+    parse_stat,
+    parse_swaps,
+    parse_wipefs_json,
+    parse_wipefs_table,
+)
+from stackprobe.runners.fio_job_paths import (
+    baseline_refusals,
+    plan_uses,
+    Use,
+    WORK,
+)
 
-WORK = "${STACKPROBE_DIR}"  # the step's scratch directory, as a job file names it
-# Reads are recognised, not writes: fio also writes for values such as `randwrite,read`,
-# so any rw that is not plainly a read counts as a write.
-READ_MODES = frozenset({"read", "randread"})
-FILE_ENGINES = frozenset({"filecreate", "filedelete", "dircreate", "dirdelete"})
-UNLINK_OPTIONS = ("unlink", "unlink_each_loop")
-LOG_OPTIONS = ("write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log")
-ALIASES = {"readwrite": "rw"}
-DEFAULT_FORMAT = "$jobname.$jobnum.$filenum"
 HARMLESS_CHAR_DEVICES = ("/dev/null",)
-MAX_INCLUDE_DEPTH = 8
 PROBE_TIMEOUT_S = 60.0
-
-
-class JobFileError(ValueError):
-    """A job file the guard cannot check (an include it cannot follow)."""
-
-
-# ------------------------------------------------------------------ fio job files (pure)
-@dataclass(frozen=True)
-class Setting:
-    value: str
-    where: str  # "job file j.fio line 4: filename=x" or "option filename=x"
-
-
-@dataclass
-class FioJob:
-    name: str
-    options: dict[str, Setting] = field(default_factory=dict)
-
-
-def job_lines(text: str, source: str | None, read: Callable[[str], str] | None = None,
-              depth: int = 0) -> list[tuple[str, str]]:
-    """(line, where) for each meaningful line; `include FILE` lines inlined (absolute paths
-    only: fio resolves relative ones against its working directory, empty here)."""
-    out: list[tuple[str, str]] = []
-    for n, raw in enumerate(text.splitlines(), start=1):
-        line = re.split(r"[;#]", raw, maxsplit=1)[0].strip()  # fio cuts at ; and # too
-        if not line:
-            continue
-        where = f"job file {source} line {n}" if source else "option"
-        if re.match(r"include\s", line):
-            target = line[len("include"):].strip()
-            if read is None or not target.startswith("/") or depth >= MAX_INCLUDE_DEPTH:
-                raise JobFileError(f"{where}: include {target}: only an absolute path can be "
-                                   "checked (and followed by fio)")
-            out += job_lines(read(target), target, read, depth + 1)
-            continue
-        out.append((line, where))
-    return out
-
-
-def split_option(line: str) -> tuple[str, str]:
-    key, _, value = line.partition("=")
-    key = key.strip().lower()
-    return ALIASES.get(key, key), value.strip()
-
-
-def parse_jobs(lines: Iterable[tuple[str, str]]) -> list[FioJob]:
-    """Jobs with their effective options: each [global] adds defaults for the jobs after it."""
-    defaults: dict[str, Setting] = {}
-    jobs: list[FioJob] = []
-    current: FioJob | None = None
-    for line, where in lines:
-        if line.startswith("[") and line.endswith("]"):
-            name = line[1:-1].strip()
-            current = None if name == "global" else FioJob(name, dict(defaults))
-            if current is not None:
-                jobs.append(current)
-            continue
-        key, value = split_option(line)
-        (defaults if current is None else current.options)[key] = Setting(value, f"{where}: {line}")
-    return jobs
-
-
-def split_list(value: str) -> list[str]:
-    """fio's ':'-separated list (filename, directory); '\\:' is a literal colon."""
-    parts = re.split(r"(?<!\\):", value)
-    return [p.replace("\\:", ":") for p in parts if p]
-
-
-def write_reason(options: dict[str, Setting]) -> str | None:
-    """Why the job writes what it opens (None: it only reads)."""
-    rw = options.get("rw")  # fio's default: read
-    if rw is not None and rw.value.split(":")[0].strip() not in READ_MODES:
-        return f"rw={rw.value}"
-    trim = options.get("trim_percentage")
-    if trim is not None and trim.value.strip().rstrip("%") not in ("", "0"):
-        return f"trim_percentage={trim.value}"
-    engine = options.get("ioengine")
-    if engine is not None and engine.value in FILE_ENGINES:
-        return f"ioengine={engine.value}"
-    return None
-
-
-def unlinks(options: dict[str, Setting]) -> str | None:
-    for key in UNLINK_OPTIONS:
-        s = options.get(key)
-        if s is not None and s.value.strip().lower() not in ("0", "false", "no"):
-            return f"{key}={s.value or 1}"
-    return None
-
-
-@dataclass(frozen=True)
-class PathUse:
-    """A path one fio job opens, as fio will see it (${STACKPROBE_DIR} kept)."""
-
-    path: str
-    job: str
-    where: str
-    writes: str | None  # why the job writes it (None: read only)
-    unlink: str | None = None
-
-
-def _fill(template: str, job: str) -> str:
-    return re.sub(r"\$(jobnum|filenum|clientuid)\b", "0", template.replace("$jobname", job))
-
-
-def job_paths(job: FioJob) -> list[PathUse]:
-    """Every file, directory and log prefix the job names."""
-    o = job.options
-    writes, unlink = write_reason(o), unlinks(o)
-    directory = o.get("directory")
-    dirs = split_list(directory.value) if directory else [""]
-    if "filename" in o:
-        names, named_by = split_list(o["filename"].value), o["filename"].where
-    else:
-        fmt = o.get("filename_format")
-        names = [_fill(fmt.value if fmt else DEFAULT_FORMAT, job.name)]
-        named_by = fmt.where if fmt else f"job [{job.name}] (fio's default file name)"
-    out: list[PathUse] = []
-    for d in dirs:
-        for name in names:
-            # the scratch directory itself is never the culprit: name only the file setting
-            where = f"{directory.where} + {named_by}" if directory and d != WORK else named_by
-            if d:
-                out.append(PathUse(f"{d.rstrip('/')}/{name}", job.name, where, writes, unlink))
-            if not d or name.startswith("/"):  # fio versions differ on absolute names
-                out.append(PathUse(name, job.name, named_by, writes, unlink))
-    for key in ("opendir", *LOG_OPTIONS):
-        if key in o:
-            out.append(PathUse(o[key].value, job.name, o[key].where, writes, unlink))
-    return out
-
-
-def place(path: str) -> str:
-    """'inside' the step's scratch directory, 'outside' it (climbs out with ..),
-    'absolute' (to be probed), or 'unknown' (an environment variable fio would expand)."""
-    rest = path
-    if rest == WORK or rest.startswith(WORK + "/"):
-        rest = rest[len(WORK):].lstrip("/") or "."
-    elif rest.startswith("/"):
-        return "unknown" if "${" in rest else "absolute"
-    if "${" in rest:
-        return "unknown"
-    norm = posixpath.normpath(rest)
-    return "outside" if norm == ".." or norm.startswith("../") else "inside"
-
-
-# ------------------------------------------------------------------ the plan's targets (pure)
-@dataclass(frozen=True)
-class Use:
-    """An absolute path outside the scratch directory that a step's job opens."""
-
-    path: str
-    step: str
-    use: PathUse
-    remote: bool
-
-
-def step_jobs(step: PlannedStep, read: Callable[[str], str]) -> list[FioJob]:
-    """The fio jobs of a fio/slo step: the user's job file, or the one stackprobe builds
-    (its directory is the step's scratch directory, written as ${STACKPROBE_DIR})."""
-    p = step.params
-    if "job_file" in p:
-        return parse_jobs(job_lines(read(p["job_file"]), p["job_file"], read))
-    engine = {"ioengine": "rbd"} if p.get("target") == "rbd" else None
-    text = build_job(step.name, p, directory=None if engine else WORK, engine=engine)
-    return parse_jobs(job_lines(text, None))
-
-
-def plan_uses(plan: Sequence[PlannedStep], read: Callable[[str], str]
-              ) -> tuple[list[Use], list[str]]:
-    """Absolute paths the plan's fio jobs open, and refusals of paths that leave the
-    scratch directory (no probing needed)."""
-    uses: list[Use] = []
-    bad: dict[tuple[str, str, str], list[str]] = {}  # (step, where, outside|unknown) → paths
-    refusals: list[str] = []
-    for step in plan:
-        if step.kind not in ("fio", "slo"):
-            continue
-        try:
-            jobs = step_jobs(step, read)
-        except (JobFileError, OSError) as exc:
-            refusals.append(f"step {step.id}: {exc}")
-            continue
-        for job in jobs:
-            for pu in job_paths(job):
-                where = place(pu.path)
-                if where == "absolute":
-                    uses.append(Use(pu.path, step.id, pu, bool(step.hosts)))
-                elif where != "inside":
-                    bad.setdefault((step.id, pu.where, where), []).append(pu.path)
-    for (step_id, where, why), paths in bad.items():
-        refusals.append(_path_refusal(step_id, where, why, paths))
-    return uses, refusals
-
-
-def _path_refusal(step_id: str, where: str, why: str, paths: list[str]) -> str:
-    shown = ", ".join(dict.fromkeys(paths))
-    if why == "outside":
-        return (f"step {step_id}: {where}: leaves the step's scratch directory ({shown}) — use "
-                f"a relative path below it or {WORK}/..., or a raw device")
-    return (f"step {step_id}: {where}: only {WORK} is known before the run ({shown}) — use it "
-            "or a relative path")
-
-
-def baseline_refusals(plan: Sequence[PlannedStep], hosts: HostsFile | None) -> list[str]:
-    """disk_baseline reads declared devices in place and skips them for write/randwrite;
-    any other writing rw (only possible in a hand-made plan) would write them: refused."""
-    out = []
-    for step in plan:
-        if step.kind != "disk_baseline" or hosts is None:
-            continue
-        rw = str(step.params.get("rw", "read"))
-        if rw in BASELINE_SKIPPED_WRITES or rw in READ_MODES:
-            continue
-        devices = [d for h in hosts.hosts if h.name in step.hosts for d in h.devices]
-        if devices:
-            out.append(f"step {step.id}: disk_baseline rw={rw} would write {', '.join(devices)}"
-                       " — baselines only read devices")
-    return out
-
-
-# ------------------------------------------------------------------ tool output (pure)
-@dataclass(frozen=True)
-class Node:
-    """One lsblk row: the device, or one of its partitions or holders."""
-
-    name: str
-    path: str
-    majmin: str
-    type: str
-    fstype: str | None
-    uuid: str | None
-    pttype: str | None
-    mountpoints: tuple[str, ...]
-    depth: int
-
-
-def parse_lsblk(text: str) -> list[Node]:
-    """`lsblk -J -o NAME,PATH,MAJ:MIN,TYPE,PKNAME,FSTYPE,UUID,PTTYPE,MOUNTPOINTS DEV`,
-    flattened: the device first, then its children (partitions, holders) depth first."""
-    out: list[Node] = []
-
-    def walk(items: list[dict], depth: int) -> None:
-        for d in items:
-            mounts = tuple(m for m in (d.get("mountpoints") or [d.get("mountpoint")]) if m)
-            out.append(Node(d["name"], d.get("path") or f"/dev/{d['name']}", d.get("maj:min", ""),
-                            d.get("type", ""), d.get("fstype"), d.get("uuid"), d.get("pttype"),
-                            mounts, depth))
-            walk(d.get("children", []), depth + 1)
-
-    walk(json.loads(text)["blockdevices"], 0)
-    return out
-
-
-def parse_blkid(text: str) -> dict[str, str]:
-    """`blkid -p -o export DEV`: KEY=value lines (nothing when no signature: exit 2)."""
-    tags = {}
-    for line in text.splitlines():
-        key, sep, value = line.partition("=")
-        if sep:
-            tags[key.strip()] = value.strip()
-    return tags
-
-
-def parse_wipefs_json(text: str) -> list[dict[str, str]]:
-    """`wipefs -n -J DEV` (util-linux >= 2.29); empty text: no signature."""
-    if not text.strip():
-        return []
-    return [{k: v for k, v in s.items() if v is not None}
-            for s in json.loads(text).get("signatures", [])]
-
-
-def parse_wipefs_table(text: str) -> list[dict[str, str]]:
-    """`wipefs -n DEV`, the table older util-linux prints: DEVICE OFFSET TYPE UUID LABEL."""
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    if not lines or not lines[0].startswith("DEVICE"):
-        return []
-    out = []
-    for line in lines[1:]:
-        cols = line.split()
-        row = dict(zip(("device", "offset", "type", "uuid", "label"), cols))
-        out.append(row)
-    return out
-
-
-@dataclass(frozen=True)
-class Mount:
-    majmin: str
-    mountpoint: str
-    source: str
-
-
-def parse_mountinfo(text: str) -> list[Mount]:
-    """/proc/PID/mountinfo lines, optionally prefixed `/proc/PID/mountinfo:` (grep -H)."""
-    out = []
-    for line in text.splitlines():
-        if line.startswith("/proc/") and "/mountinfo:" in line:
-            line = line.split("/mountinfo:", 1)[1]
-        fields = line.split()
-        if " - " not in line or len(fields) < 10:
-            continue
-        after = line.split(" - ", 1)[1].split()
-        out.append(Mount(fields[2], _unescape(fields[4]), _unescape(after[1]) if len(after) > 1
-                         else ""))
-    return out
-
-
-def _unescape(text: str) -> str:
-    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), text)
-
-
-def parse_namespaces(text: str) -> list[str]:
-    """`stat -L -c '%i %n' /proc/[0-9]*/ns/mnt`: one PID per mount namespace."""
-    seen: dict[str, str] = {}
-    for line in text.splitlines():
-        inode, _, path = line.partition(" ")
-        m = re.match(r"/proc/(\d+)/ns/mnt$", path.strip())
-        if m and inode not in seen:
-            seen[inode] = m.group(1)
-    return list(seen.values())
-
-
-def parse_fd_scan(text: str) -> list[tuple[int, str]]:
-    """`stat -L -c '%t:%T %n'` of the block devices in /proc/*/fd: (pid, major:minor)."""
-    out = []
-    for line in text.splitlines():
-        m = re.match(r"([0-9a-f]+):([0-9a-f]+) /proc/(\d+)/fd/\d+$", line.strip())
-        if m:
-            out.append((int(m.group(3)), f"{int(m.group(1), 16)}:{int(m.group(2), 16)}"))
-    return out
-
-
-def parse_ps(text: str) -> dict[int, str]:
-    """`ps -o pid=,comm= -p PIDS`."""
-    out = {}
-    for line in text.splitlines():
-        pid, _, comm = line.strip().partition(" ")
-        if pid.isdigit():
-            out[int(pid)] = comm.strip()
-    return out
-
-
-def parse_swaps(text: str) -> list[str]:
-    return [ln.split()[0] for ln in text.splitlines()[1:] if ln.strip()]
-
-
-def parse_backing(text: str) -> list[tuple[str, str]]:
-    """`grep -H '' /sys/block/loop*/loop/backing_file`: (loop device, its backing file)."""
-    out = []
-    for line in text.splitlines():
-        m = re.match(r"/sys/block/([^/]+)/loop/backing_file:(.*)$", line)
-        if m:
-            out.append((m.group(1), m.group(2).strip()))
-    return out
-
-
-def parse_holders(text: str) -> list[tuple[str, str]]:
-    """`NAME HOLDER` lines from /sys/class/block/NAME/holders/."""
-    return [(a, b) for a, _, b in (ln.strip().partition(" ") for ln in text.splitlines()) if b]
-
-
-def parse_stat(text: str) -> tuple[str, str]:
-    """`stat -L -c '%F|%t|%T' PATH`: (kind 'block'|'char'|'file'|..., 'major:minor')."""
-    kind, _, rest = text.strip().partition("|")
-    major, _, minor = rest.partition("|")
-    short = {"block special file": "block", "character special file": "char",
-             "directory": "directory"}.get(kind, "file")
-    majmin = f"{int(major, 16)}:{int(minor, 16)}" if short in ("block", "char") else ""
-    return short, majmin
 
 
 # ------------------------------------------------------------------ findings (pure)
