@@ -54,6 +54,16 @@ def host_of_job(job: str, hosts: list[str]) -> str | None:
     return host if sep and host in hosts else None
 
 
+def missing_clients(names: list[str], records: list) -> str | None:
+    """'fio ran on 1 of 3 clients; no result from h1, h2', or None when all reported
+    (fio exits 0 when it silently ran fewer clients than given)."""
+    missing = [n for n in names if n not in {r.host for r in records}]
+    if not missing:
+        return None
+    return (f"fio ran on {len(names) - len(missing)} of {len(names)} clients; "
+            f"no result from {', '.join(missing)}")
+
+
 def merge_clients(records: list[IoRecord], label: str) -> IoRecord:
     """One record for the fleet: rates summed, means weighted by I/O count, percentiles
     from the summed histograms (exact; none unless every client had a histogram)."""
@@ -139,11 +149,9 @@ class FioFleet:
             return StepOutcome("interrupted", clients, "stopped by the user", warnings)
         if not result.ok:
             return StepOutcome("failed", clients, failure_message(result, "fio"), warnings)
-        missing = [n for n in names if n not in {r.host for r in clients}]
+        missing = missing_clients(names, clients)
         if missing:
-            return StepOutcome("failed", clients, f"fio ran on {len(names) - len(missing)} of "
-                               f"{len(names)} clients; no result from {', '.join(missing)}",
-                               warnings)
+            return StepOutcome("failed", clients, missing, warnings)
         failed = [r for r in clients if r.error]
         if failed:
             return StepOutcome("failed", clients, f"fio: job {failed[0].job} failed with "

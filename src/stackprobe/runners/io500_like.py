@@ -18,10 +18,9 @@ from stackprobe.runners.base import StepContext, StepOutcome, failure_message, r
 from stackprobe.runners.fio import run_fio_job
 from stackprobe.runners.fio_job import metadata_dirs
 from stackprobe.runners.io500_like_jobs import DIRS, PHASES, find_argv, phase_job
-from stackprobe.runners.metadata import ops_record
+from stackprobe.runners.metadata import ops_record, short_phase
 
 GIB = 1024**3
-SHORT_PHASE_S = 0.1  # below this, fio's millisecond runtime makes a rate uncertain by > 1%
 TIMESTAMP = "timestamp"  # touched after mdtest-easy-write: find looks for newer files
 
 
@@ -94,8 +93,8 @@ class Io500LikeRunner:
             unit = "GiB/s" if kind == "bw" else "kIOPS"
             phases.append(Io500Phase(name=phase, kind=kind, value=value, unit=unit,
                                      time_s=seconds))
-        warnings += [_short_phase(ph) for ph in phases if ph.name != "find"
-                     and (ph.time_s or 0) < SHORT_PHASE_S]
+        warnings += [w for ph in phases if ph.name != "find"  # find is timed by the clock
+                     if (w := short_phase(ph.name, (ph.time_s or 0) * 1000, "raise its size"))]
         result = Io500Record(version="stackprobe io500-like", source_format="stackprobe",
                              official=False, label=IO500_LIKE_LABEL, procs=int(p["numjobs"]),
                              phases=phases, score_computed=score(phases),
@@ -129,13 +128,6 @@ class Io500LikeRunner:
         status = outcome.status if outcome.status != "ok" else "failed"
         error = outcome.error or f"{phase}: no result"
         return StepOutcome(status, records, f"{phase}: {error}", warnings + outcome.warnings)
-
-
-def _short_phase(ph: Io500Phase) -> str:
-    if not ph.time_s:
-        return f"{ph.name} ran under 1 ms: fio's millisecond clock cannot time it; raise its size"
-    return (f"{ph.name} ran {ph.time_s * 1000:.0f} ms: fio times phases in whole "
-            f"milliseconds, so its rate is uncertain by ~{0.1 / ph.time_s:.0f}%; raise its size")
 
 
 def _score_note(rec: Io500Record) -> str:

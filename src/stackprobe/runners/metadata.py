@@ -47,11 +47,24 @@ def ops_record(rec: IoRecord, files_per_job: int, layout: str | None = None) -> 
     )
 
 
-def short_phases(records: list[OpsRecord], below_ms: float = 100.0) -> list[str]:
-    """Phases too short for fio's whole-millisecond runtime to give a rate within 1%."""
-    return [f"{r.operation} ran {r.runtime_ms or 0:.0f} ms: fio times in whole milliseconds, "
-            f"so its rate is uncertain by ~{100 / max(r.runtime_ms or 0, 1):.0f}%; "
-            f"give it more files" for r in records if (r.runtime_ms or 0) < below_ms]
+SHORT_PHASE_MS = 100.0  # below this, fio's millisecond runtime makes a rate uncertain by > 1%
+
+
+def short_phase(name: str, runtime_ms: float | None, hint: str) -> str | None:
+    """A warning for a phase too short for fio's whole-millisecond runtime to time within
+    1% (io500-like phases use it too); None when it ran long enough."""
+    ms = runtime_ms or 0.0
+    if ms >= SHORT_PHASE_MS:
+        return None
+    if not ms:
+        return f"{name} ran under 1 ms: fio's millisecond clock cannot time it; {hint}"
+    return (f"{name} ran {ms:.0f} ms: fio times phases in whole milliseconds, so its rate is "
+            f"uncertain by ~{100 / ms:.0f}%; {hint}")
+
+
+def short_phases(records: list[OpsRecord]) -> list[str]:
+    found = (short_phase(r.operation, r.runtime_ms, "give it more files") for r in records)
+    return [w for w in found if w]
 
 
 def job_text(ctx: StepContext, directory: str, owner: str = "", suffix: str = "",

@@ -26,6 +26,7 @@ from stackprobe.runners.fio_fleet import (
     FIO_SERVER_PORT,
     client_args,
     host_of_job,
+    missing_clients,
     stop_and_remove,
 )
 from stackprobe.runners.fio_job import metadata_dirs
@@ -98,11 +99,9 @@ class MetadataFleet:
                 return StepOutcome("interrupted", records, "stopped by the user")
             if not result.ok:
                 return StepOutcome("failed", records, failure_message(result, "fio"))
-            missing = [n for n in names if n not in {r.host for r in phase}]
+            missing = missing_clients(names, phase)
             if missing:
-                return StepOutcome("failed", records, f"{op}: fio ran on "
-                                   f"{len(names) - len(missing)} of {len(names)} clients; "
-                                   f"no result from {', '.join(missing)}")
+                return StepOutcome("failed", records, f"{op}: {missing}")
             failed = [r for r in phase if r.error]
             if failed:
                 return StepOutcome("failed", records, f"{op}: fio on {failed[0].host} "
