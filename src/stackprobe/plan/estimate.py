@@ -108,17 +108,23 @@ def _job_file_seconds(path: str) -> float:
 
 
 def estimate_space(step: PlannedStep) -> int:
-    """Bytes of test files the step creates on the target (0 when unknowable)."""
+    """Bytes of test files the step creates on the target directory (0 when unknowable, or
+    when they go elsewhere: an RBD image, the CephFS)."""
+    return data_bytes(step) if step.params.get("target", "local") == "local" else 0
+
+
+def data_bytes(step: PlannedStep) -> int:
+    """Bytes of test files the step lays out wherever it runs (the CephFS check uses it too)."""
     p = step.params
-    if step.kind == "fio" and "job_file" not in p and p.get("target", "local") == "local":
+    if step.kind == "fio" and "job_file" not in p:
         return parse_size(p.get("size", "1G")) * int(p.get("numjobs", 1))
-    if step.kind == "slo" and p.get("target", "local") == "local":
+    if step.kind == "slo":
         jobs = p["max"] if p["vary"] == "numjobs" else int(p.get("numjobs", 1))
         return parse_size(p.get("size", "1G")) * jobs
-    if step.kind == "metadata" and p.get("target", "local") == "local":
+    if step.kind == "metadata":
         per_file = max(parse_size(p["file_size"]), 4096)  # a block per file at least
         return int(p["files"]) * int(p["numjobs"]) * per_file
-    if step.kind == "io500_like" and p.get("target", "local") == "local":
+    if step.kind == "io500_like":
         return io500_like_bytes(p)
     return 0
 

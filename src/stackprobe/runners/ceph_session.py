@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from stackprobe.plan.estimate import data_bytes
 from stackprobe.errors import UserError
 from stackprobe.parsers.ceph_status import parse_ceph_status
 from stackprobe.runners.ceph_keys import client_keys
@@ -265,16 +266,7 @@ def _tail(text: str) -> str:
 
 def cephfs_bytes_for(plan) -> int:
     """The largest CephFS step's files (each step's files are removed after it)."""
-    from stackprobe.plan.estimate import io500_like_bytes
-
-    def size(s) -> int:
-        if s.kind == "io500_like":
-            return io500_like_bytes(s.params)
-        if s.kind == "metadata":
-            return int(s.params["files"]) * int(s.params["numjobs"]) * 4096
-        return parse_size(s.params.get("size", "1G")) * int(s.params.get("numjobs", 1))
-
-    return max((size(s) for s in plan if s.params.get("target") == "cephfs"), default=0)
+    return max((data_bytes(s) for s in plan if s.params.get("target") == "cephfs"), default=0)
 
 
 def image_bytes_for(plan, settings: CephSettings) -> int:
