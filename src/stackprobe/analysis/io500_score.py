@@ -42,6 +42,14 @@ IO500_LIKE_LABEL = "io500-like, not an official IO500 score"
 _BW_FACTORS = {"GiB/s": 2.0**30, "GB/s": 1e9, "MiB/s": 2.0**20, "MB/s": 1e6,
                "TiB/s": 2.0**40, "TB/s": 1e12}
 _MD_FACTORS = {"kIOPS": 1e3, "IOPS": 1.0}
+
+
+def in_base_units(value: float, unit: str) -> float | None:
+    """A phase figure in bytes/s or ops/s ('2.5 GiB/s' -> 2684354560.0); None: unknown unit."""
+    factor = _BW_FACTORS.get(unit) or _MD_FACTORS.get(unit)
+    return value * factor if factor else None
+
+
 _FLOAT_SLACK = 1e-9  # relative: floating-point arithmetic, for figures counted as exact
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from stackprobe.analysis.io500_score import in_base_units
 from stackprobe.analysis.step_summary import FLEET_HOST
 from stackprobe.parsers.records import (
     CpuRecord,
@@ -18,6 +19,7 @@ from stackprobe.parsers.records import (
     OpsRecord,
     OsdBenchRecord,
 )
+from stackprobe.report.io500_tables import score_text
 from stackprobe.report.slo_tables import slo_answer
 from stackprobe.store.results import DirectionSummary, RunResults, StepResult
 from stackprobe.suite.models import LAYERS
@@ -142,23 +144,18 @@ def _figure_rows(step: StepResult) -> list[Row]:
     return rows
 
 
-_GIB = 1024**3
-
-
 def _io500_rows(step: StepResult, rec: Io500Record, base: dict, note: str) -> list[Row]:
     """One row per IO500 phase (bandwidth in B/s, metadata in ops/s), then the score."""
     rows = []
     prefix = "IO500" if rec.official else "io500-like"
     for ph in rec.phases:
-        scale = {"GiB/s": _GIB, "GB/s": 1e9, "MB/s": 1e6, "kIOPS": 1e3, "IOPS": 1.0}.get(ph.unit)
-        figure = ph.value * scale if scale else None
+        figure = in_base_units(ph.value, ph.unit)
         bw, ops = (figure, None) if ph.kind == "bw" else (None, figure)
         rows.append(Row(test=f"{prefix} {ph.name}", direction=ph.kind, bw_bytes=bw,
                         iops=ops, headline="bw" if ph.kind == "bw" else "iops",
                         status=step.status, note="" if ph.scored else "not scored", **base))
     s = rec.score_computed
-    score = (f"score {s.total:.4f} (bw {s.bw:.4f} {s.bw_unit}, md {s.md:.4f} {s.md_unit})"
-             if s else "no score")
+    score = f"score {score_text(s)}" if s else "no score"
     label = f"; {rec.label}" if rec.label else ""
     rows.append(Row(test=f"{prefix} score", direction="", status=step.status,
                     note=f"{score}{label}" + (f"; {note}" if note else ""), **base))
