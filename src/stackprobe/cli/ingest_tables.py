@@ -19,7 +19,8 @@ from stackprobe.parsers.records import (
     MdtestRecord,
     NetRecord,
 )
-from stackprobe.report.io500_tables import score_sentence
+from stackprobe.report.io500_tables import phase_table, score_sentence
+from stackprobe.report.terminal import rich_table
 from stackprobe.units import fmt_bw, fmt_iops, fmt_ns
 
 
@@ -35,7 +36,8 @@ def print_records(console: Console, path: Path, fmt: str, records: list) -> None
         console.print(_mdtest_table(f"{path} ({fmt})", md))
     for rec in records:
         if isinstance(rec, Io500Record):
-            console.print(_io500_table(f"{path} ({fmt}, {rec.version or 'version unknown'})", rec))
+            title = f"{path} ({fmt}, {rec.version or 'version unknown'})"
+            console.print(rich_table(phase_table(title, rec)))
             console.print(score_sentence(rec))
             for line in rec.mismatches:
                 console.print(f"[red]mismatch:[/red] {line}")
@@ -80,15 +82,4 @@ def _mdtest_table(title: str, records: list[MdtestRecord]) -> Table:
     for r in records:
         table.add_row(str(r.test if r.test is not None else ""), r.label, str(r.tasks or "-"),
                       fmt_iops(r.rate.max), fmt_iops(r.rate.mean), str(r.iterations or "-"))
-    return table
-
-
-def _io500_table(title: str, rec: Io500Record) -> Table:
-    table = Table(title=title, header_style="bold")
-    for col in ("Phase", "Kind", "Value", "Time", "Scored"):
-        table.add_column(col)
-    for ph in rec.phases:
-        time = f"{ph.time_s:.1f} s" if ph.time_s is not None else "-"
-        table.add_row(ph.name, ph.kind, f"{ph.value:g} {ph.unit}", time,
-                      "yes" if ph.scored else "no")
     return table

@@ -20,15 +20,18 @@ def io500_records(step: StepResult) -> list[Io500Record]:
 
 
 def io500_tables(results: RunResults) -> list[TextTable]:
-    return [phase_table(step, rec) for step in results.steps for rec in io500_records(step)]
+    return [phase_table(f"IO500 phases: {step.title}", rec)
+            for step in results.steps for rec in io500_records(step)]
 
 
-def phase_table(step: StepResult, rec: Io500Record) -> TextTable:
+def phase_table(title: str, rec: Io500Record) -> TextTable:
+    """Each phase with its figure in its own unit (as a file printed it, up to 6 digits),
+    its time and whether it is scored; the score and any mismatch under it."""
     label = f" — {rec.label}" if rec.label else ""
-    table = TextTable(title=f"IO500 phases: {step.title}{label}", headers=HEADERS)
+    table = TextTable(title=f"{title}{label}", headers=HEADERS, left=(0, 1))
     for ph in rec.phases:
         time = f"{ph.time_s:.1f} s" if ph.time_s is not None else "-"
-        table.rows.append([ph.name, ph.kind, f"{ph.value:.4f} {ph.unit}", time,
+        table.rows.append([ph.name, ph.kind, f"{ph.value:g} {ph.unit}", time,
                            "yes" if ph.scored else "no"])
     table.notes.append(score_sentence(rec))
     table.notes += rec.mismatches

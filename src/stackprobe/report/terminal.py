@@ -6,6 +6,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from stackprobe.report.text_table import TextTable
 from stackprobe.report.render import (
     HEADLINE_CELL,
     LAYER_TITLES,
@@ -23,6 +24,19 @@ from stackprobe.units import fmt_seconds
 NARROW_COLUMNS = 130
 SHORT_HEADERS = ("Test", "Workload", "Bandwidth", "IOPS/ops", "Mean lat", "p99 lat", "Status")
 _STATUS_STYLE = {"ok": "green", "partial": "bold yellow", "failed": "bold red", "interrupted": "yellow", "skipped": "dim"}
+
+
+def rich_table(extra: TextTable, narrow: bool = False) -> Table:
+    """A TextTable for the terminal: words left, figures right; a narrow terminal leaves
+    out the columns the table marks wide-only."""
+    t = Table(title=extra.title, header_style="bold",
+              box=box.SIMPLE_HEAD if narrow else box.HEAVY_HEAD)
+    shown = [i for i in range(len(extra.headers)) if not (narrow and i in extra.wide_only)]
+    for i in shown:
+        t.add_column(extra.headers[i], justify="left" if i in extra.left else "right")
+    for row in extra.rows:
+        t.add_row(*(row[i] for i in shown))
+    return t
 
 
 def print_summary(results: RunResults, console: Console, run_path: str | None = None) -> None:
@@ -61,14 +75,7 @@ def print_summary(results: RunResults, console: Console, run_path: str | None = 
             table.add_row(*(cells[i] for i in keep))
     console.print(table)
     for extra in extra_tables(results):
-        t = Table(title=extra.title, header_style="bold",
-                  box=box.SIMPLE_HEAD if narrow else box.HEAVY_HEAD)
-        shown = [i for i in range(len(extra.headers)) if not (narrow and i in extra.wide_only)]
-        for i in shown:
-            t.add_column(extra.headers[i], justify="left" if i in extra.left else "right")
-        for row in extra.rows:
-            t.add_row(*(row[i] for i in shown))
-        console.print(t)
+        console.print(rich_table(extra, narrow))
         for note in extra.notes:
             console.print(f"  {note}")
     for x in limits_of(results):
