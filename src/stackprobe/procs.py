@@ -21,16 +21,18 @@ def stop_pids(pids: list[int], still_ours: Callable[[int], bool], grace_s: float
     targets = [p for p in pids if still_ours(p)]
     for pid in targets:
         send(pid, signal.SIGTERM)
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline and any(still_ours(p) for p in targets):
-        time.sleep(0.05)
+    _wait_gone(targets, still_ours, grace_s)
     killed = [p for p in targets if still_ours(p)]
     for pid in killed:
         send(pid, signal.SIGKILL)
-    deadline = time.monotonic() + KILL_WAIT_S
-    while time.monotonic() < deadline and any(still_ours(p) for p in killed):
-        time.sleep(0.05)
+    _wait_gone(killed, still_ours, KILL_WAIT_S)
     return killed
+
+
+def _wait_gone(pids: list[int], still_ours: Callable[[int], bool], seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and any(still_ours(p) for p in pids):
+        time.sleep(0.05)
 
 
 def send(pid: int, sig: int) -> None:
