@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from stackprobe.lab.hosts_lab import HostsLab  # noqa: E402
 from stackprobe.plan.expand import expand  # noqa: E402
-from stackprobe.runners.executor import RunSettings  # noqa: E402
-from stackprobe.runners.launch import launch  # noqa: E402
+from stackprobe.engine.executor import RunSettings  # noqa: E402
+from stackprobe.engine.launch import launch  # noqa: E402
 from stackprobe.suite.loader import load_hosts, parse_suite  # noqa: E402
 from stackprobe.transport.local import LocalTransport  # noqa: E402
 

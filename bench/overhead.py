@@ -38,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from stackprobe.parsers.fio_json import parse_fio_json  # noqa: E402
+from stackprobe.parsers.fio.fio_json import parse_fio_json  # noqa: E402
 
 JOBS = {
     "null": "[null]\nioengine=null\nrw=randread\nbs=4k\nsize=1G\ntime_based=1\nruntime={runtime}\n",

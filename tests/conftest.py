@@ -73,7 +73,7 @@ def local_sshd(tmp_path_factory):
     import subprocess
     import time
 
-    from stackprobe.suite.hosts import SshSettings
+    from stackprobe.spec.hosts import SshSettings
 
     d = tmp_path_factory.mktemp("sshd")
     for name in ("host_key", "client_key"):

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
-from stackprobe.parsers.records import IoRecord, IoStats, MemBwRecord, SeriesPoint, SloRecord
-from stackprobe.store.results import (CommandRecord, DirectionSummary, IoGroupSummary, RunInfo,
+from stackprobe.schema.records import IoRecord, IoStats, MemBwRecord, SeriesPoint, SloRecord
+from stackprobe.schema.results import (CommandRecord, DirectionSummary, IoGroupSummary, RunInfo,
                                       RunResults, StepResult, StepSummary)
 
 EVIL = "<script>alert('x')</script>"

@@ -1,7 +1,7 @@
 """Bottleneck hints from monitoring summaries, and NIC link speeds from sysfs lines."""
 
 from stackprobe.analysis.bottleneck import hints
-from stackprobe.runners.step_monitor import parse_link_speeds
+from stackprobe.engine.step_monitor import parse_link_speeds
 
 
 def _summary(**kw):

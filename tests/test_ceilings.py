@@ -13,7 +13,7 @@ from stackprobe.analysis.ceilings import (
     storage_network_write,
 )
 from stackprobe.analysis.ladder_inputs import Pool, lower_rungs
-from stackprobe.parsers.records import (
+from stackprobe.schema.records import (
     CephInventoryRecord,
     InventoryRecord,
     IoRecord,
@@ -21,7 +21,7 @@ from stackprobe.parsers.records import (
     MemBwRecord,
     OsdBenchRecord,
 )
-from stackprobe.store.results import RunInfo, RunResults, StepResult
+from stackprobe.schema.results import RunInfo, RunResults, StepResult
 
 MB = 1e6
 

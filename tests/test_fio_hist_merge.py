@@ -25,9 +25,9 @@ from hypothesis import strategies as st
 
 from conftest import FIXTURES
 from stackprobe.analysis.histogram import merge_bins, percentiles
-from stackprobe.parsers.fio_hist_log import PLAT_NR, bucket_value, parse_hist_log
-from stackprobe.parsers.fio_json import result_document
-from stackprobe.parsers.records import percentile_key
+from stackprobe.parsers.fio.fio_hist_log import PLAT_NR, bucket_value, parse_hist_log
+from stackprobe.parsers.fio.fio_json import result_document
+from stackprobe.schema.records import percentile_key
 
 RECORDED = FIXTURES / "recorded"
 HIST = RECORDED / "fio-hist"

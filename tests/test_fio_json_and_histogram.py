@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from conftest import FIXTURES
 from stackprobe.analysis.histogram import merge_bins, percentiles
 from stackprobe.analysis.io_summary import summarise_io
-from stackprobe.parsers.fio_json import FioJsonError, json_documents, parse_fio_json
-from stackprobe.parsers.records import percentile_key, percentile_value
+from stackprobe.parsers.fio.fio_json import FioJsonError, json_documents, parse_fio_json
+from stackprobe.schema.records import percentile_key, percentile_value
 
 
 def test_fio_2_style_and_3_1_json():

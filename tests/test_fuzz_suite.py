@@ -46,7 +46,7 @@ from fuzz_support import (
     text_or_bytes,
     time_limit,
 )
-from stackprobe.suite.hosts import HostsFile
+from stackprobe.spec.hosts import HostsFile
 from stackprobe.suite.loader import SuiteError, parse_model, parse_suite
 from stackprobe.suite.models import Suite
 

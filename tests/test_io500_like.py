@@ -16,8 +16,8 @@ import math
 import pytest
 
 from conftest import run_cli
-from stackprobe.runners.fio_job import build_metadata_job, metadata_dirs
-from stackprobe.runners.io500_like_jobs import PHASES, phase_job
+from stackprobe.kinds.fio.fio_job import build_metadata_job, metadata_dirs
+from stackprobe.kinds.hpc.io500_like_jobs import PHASES, phase_job
 
 pytestmark = pytest.mark.slow
 

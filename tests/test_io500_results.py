@@ -20,8 +20,8 @@ from stackprobe.analysis.io500_score import (
     rules_for,
     score,
 )
-from stackprobe.parsers.io500_result import SCORED_PHASES, looks_like_io500, parse_io500
-from stackprobe.parsers.records import Io500Phase, Io500Record, Record
+from stackprobe.parsers.hpc.io500_result import SCORED_PHASES, looks_like_io500, parse_io500
+from stackprobe.schema.records import Io500Phase, Io500Record, Record
 
 PUBLIC = Path(__file__).parent / "fixtures" / "public"
 IO500 = PUBLIC / "io500"

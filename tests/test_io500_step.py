@@ -15,12 +15,12 @@ import pytest
 from conftest import FIXTURES
 
 from stackprobe.errors import UserError
-from stackprobe.parsers.records import MdtestRecord
-from stackprobe.plan.steps import PlannedStep
-from stackprobe.runners.base import StepContext, TargetInfo
-from stackprobe.runners.io500 import CONFIG_FILE, Io500Runner, data_dir, result_dir
-from stackprobe.runners.io500_config import io500_argv, io500_config, tool_argv
-from stackprobe.runners.lustre import apply_stripes, setstripe_argv
+from stackprobe.schema.records import MdtestRecord
+from stackprobe.spec.planned import PlannedStep
+from stackprobe.kinds.context import StepContext, TargetInfo
+from stackprobe.kinds.hpc.io500 import CONFIG_FILE, Io500Runner, data_dir, result_dir
+from stackprobe.kinds.hpc.io500_config import io500_argv, io500_config, tool_argv
+from stackprobe.kinds.hpc.lustre import apply_stripes, setstripe_argv
 from stackprobe.store.rundir import RunDir
 from stackprobe.suite.models import Io500Step, Stripe
 from stackprobe.transport.local import LocalTransport
@@ -236,7 +236,7 @@ def test_no_output_is_a_failure(make_ctx):
 def test_io500_results_are_copied_and_parsed(make_ctx):
     """A launcher that plays io500: reads resultdir from the generated config and leaves a
     recorded result_summary.txt there, as rank 0 would."""
-    pytest.importorskip("stackprobe.parsers.io500_result")
+    pytest.importorskip("stackprobe.parsers.hpc.io500_result")
     pytest.importorskip("stackprobe.analysis.io500_score")
     play = ("d=$(sed -n 's/^resultdir = //p' \"$2\"); "
             f"cp {IO500_SUMMARY} \"$d/result_summary.txt\"")

@@ -24,7 +24,7 @@ from stackprobe.report.html import to_html
 from stackprobe.report.ladder_tables import TITLE, ladder_table
 from stackprobe.report.render import extra_tables, to_csv, to_json, to_markdown
 from stackprobe.report.terminal import print_summary
-from stackprobe.store.results import RunInfo, RunResults, StepResult
+from stackprobe.schema.results import RunInfo, RunResults, StepResult
 
 SVG = ""  # inline SVG in HTML carries no namespace
 DISKS = {"h1": {"singles": {"/d1": 30e6, "/d2": 30e6, "/d3": 30e6}, "sum_bw": 90e6,

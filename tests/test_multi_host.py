@@ -22,9 +22,9 @@ import yaml
 
 from stackprobe.lab.hosts_lab import HostsLab
 from stackprobe.plan.expand import expand
-from stackprobe.runners import fio_fleet
-from stackprobe.runners.executor import RunSettings
-from stackprobe.runners.launch import launch
+from stackprobe.kinds.fio import fio_fleet
+from stackprobe.engine.executor import RunSettings
+from stackprobe.engine.launch import launch
 from stackprobe.suite.loader import load_hosts, parse_suite
 from stackprobe.transport.local import LocalTransport
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from stackprobe.analysis.network_matrix import link_speed_mbps, build_matrix
-from stackprobe.parsers.records import NetRecord, PingRecord
+from stackprobe.schema.records import NetRecord, PingRecord
 
 G = 1e9
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from conftest import FIXTURES
 from stackprobe.analysis.noise import Spread, should_repeat, spread, t_975
-from stackprobe.parsers.rados_bench import parse_rados_bench
+from stackprobe.parsers.ceph.rados_bench import parse_rados_bench
 
 # The 0.975 quantile of Student's t as printed (3 decimals) in the usual statistics tables.
 PRINTED_T975 = [

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from stackprobe.parsers.ior_text import looks_like_ior, parse_ior, parse_ior_rank_csv
-from stackprobe.parsers.records import IorRecord
+from stackprobe.parsers.hpc.ior_text import looks_like_ior, parse_ior, parse_ior_rank_csv
+from stackprobe.schema.records import IorRecord
 
 PUBLIC = Path(__file__).parent / "fixtures" / "public"
 IOR = PUBLIC / "ior"

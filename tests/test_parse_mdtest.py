@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from pydantic import TypeAdapter
 
-from stackprobe.parsers.mdtest_text import OPERATIONS, looks_like_mdtest, parse_mdtest
-from stackprobe.parsers.records import MdtestRecord, Record, SummaryStat
+from stackprobe.parsers.hpc.mdtest_text import OPERATIONS, looks_like_mdtest, parse_mdtest
+from stackprobe.schema.records import MdtestRecord, Record, SummaryStat
 
 PUBLIC = Path(__file__).parent / "fixtures" / "public"
 MDTEST = PUBLIC / "mdtest"

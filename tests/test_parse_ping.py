@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from stackprobe.parsers.ping import parse_ping, ping_argv
+from stackprobe.parsers.network.ping import parse_ping, ping_argv
 
 FIX = Path(__file__).parent / "fixtures"
 REC = FIX / "recorded" / "ping"

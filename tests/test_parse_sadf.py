@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from stackprobe.monitor import summarise, write_samples_json
-from stackprobe.parsers.sadf_json import parse_sadf_json
+from stackprobe.parsers.host.sadf_json import parse_sadf_json
 
 REC = Path(__file__).parent / "fixtures" / "recorded" / "sysstat"
 LOAD = REC / "sadf-12.6.1_j_sadc-XALL_1s_randwrite+iperf3.json"

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from stackprobe.parsers.ceph_inventory import (
+from stackprobe.parsers.ceph.ceph_inventory import (
     SOURCES,
     erasure_profiles_in_use,
     parse_ceph_inventory,
 )
-from stackprobe.parsers.records import CephInventoryRecord
-from stackprobe.runners.ceph_inventory_sources import (
+from stackprobe.schema.records import CephInventoryRecord
+from stackprobe.kinds.ceph.ceph_inventory_sources import (
     INVENTORY_SOURCES,
     ec_profile_argv,
     ec_profile_source,

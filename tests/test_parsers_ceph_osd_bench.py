@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from stackprobe.parsers.ceph_osd_bench import parse_osd_bench
+from stackprobe.parsers.ceph.osd_bench import parse_osd_bench
 
 REC = Path(__file__).parent / "fixtures" / "recorded" / "ceph"
 MIB = 1024**2

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from stackprobe.parsers.fio_json import parse_fio_json
-from stackprobe.parsers.fio_normal import parse_fio_normal
+from stackprobe.parsers.fio.fio_json import parse_fio_json
+from stackprobe.parsers.fio.fio_normal import parse_fio_normal
 
 FIX = Path(__file__).parent / "fixtures"
 PUB = FIX / "public" / "fio"

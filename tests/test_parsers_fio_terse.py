@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from stackprobe.parsers.fio_json import parse_fio_json
-from stackprobe.parsers.fio_terse import parse_fio_terse
+from stackprobe.parsers.fio.fio_json import parse_fio_json
+from stackprobe.parsers.fio.fio_terse import parse_fio_terse
 
 REC = Path(__file__).parent / "fixtures" / "recorded"
 TERSE_JSON = {v: REC / f"fio-3.33_terse-v{v}+json_randrw_2jobs_trimwrite.txt" for v in (3, 4, 5)}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from stackprobe.parsers.iperf3_json import parse_iperf3_json
+from stackprobe.parsers.network.iperf3_json import parse_iperf3_json
 
 FIX = Path(__file__).parent / "fixtures"
 PUB = FIX / "public" / "iperf3"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from stackprobe.parsers.memory import parse_mbw, parse_stress_ng_stream, parse_sysbench_memory
-from stackprobe.runners.memory_commands import (
+from stackprobe.parsers.host.memory import parse_mbw, parse_stress_ng_stream, parse_sysbench_memory
+from stackprobe.kinds.host.memory_commands import (
     MEMORY_TOOLS,
     mbw_argv,
     stress_ng_stream_argv,

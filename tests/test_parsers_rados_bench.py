@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from stackprobe.parsers.rados_bench import parse_rados_bench
+from stackprobe.parsers.ceph.rados_bench import parse_rados_bench
 
 FIX = Path(__file__).parent / "fixtures"
 PUBLIC = FIX / "public" / "rados"

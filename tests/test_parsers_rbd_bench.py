@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from stackprobe.parsers.rbd_bench import parse_rbd_bench
+from stackprobe.parsers.ceph.rbd_bench import parse_rbd_bench
 from stackprobe.units import parse_size
 
 FIX = Path(__file__).parent / "fixtures"

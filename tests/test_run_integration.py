@@ -15,7 +15,7 @@ import sqlite3
 import pytest
 
 from conftest import run_cli
-from stackprobe.parsers.records import percentile_value
+from stackprobe.schema.records import percentile_value
 from stackprobe.store.rundir import load_results
 
 SMALL_SUITE = """

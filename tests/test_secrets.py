@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, run_cli
-from stackprobe.runners.ceph_keys import client_keys, conf_options, expand_meta, keys_in_keyring
-from stackprobe.runners.ceph_session import CephSession
-from stackprobe.runners.ceph_target import CephTarget
-from stackprobe.store import redact
-from stackprobe.store.redact import REDACTED, Redactor, redact_env, redact_patterns, secret_name
-from stackprobe.store.results import CommandRecord, RunInfo, RunResults, StepResult
+from stackprobe.kinds.ceph.keys import client_keys, conf_options, expand_meta, keys_in_keyring
+from stackprobe.kinds.ceph.session import CephSession
+from stackprobe.kinds.ceph.target import CephTarget
+from stackprobe import redact
+from stackprobe.redact import REDACTED, Redactor, redact_env, redact_patterns, secret_name
+from stackprobe.schema.results import CommandRecord, RunInfo, RunResults, StepResult
 from stackprobe.store.rundir import RunDir, load_results
 from stackprobe.suite.models import CephSettings
 from stackprobe.transport.base import CommandResult

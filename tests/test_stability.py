@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from stackprobe.analysis.stability import judge_records, judge_series
-from stackprobe.parsers.fio_log import parse_fio_log, series_from_logs
-from stackprobe.parsers.records import IoRecord, SeriesPoint
+from stackprobe.parsers.fio.fio_log import parse_fio_log, series_from_logs
+from stackprobe.schema.records import IoRecord, SeriesPoint
 
 LOGS = Path(__file__).parent / "fixtures/recorded/fio-log"
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from conftest import FIXTURES
 from stackprobe.analysis.steady_state import SteadyState, check_window, first_steady, is_steady_now
-from stackprobe.parsers.rados_bench import parse_rados_bench
+from stackprobe.parsers.ceph.rados_bench import parse_rados_bench
 
 
 def _series(path):

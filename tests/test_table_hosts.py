@@ -1,8 +1,8 @@
 """Summary rows of per-host figures: one row per host and figure, a repeated step's mean."""
 
-from stackprobe.parsers.records import CpuRecord, MemBwRecord
+from stackprobe.schema.records import CpuRecord, MemBwRecord
 from stackprobe.report.table import _step_rows
-from stackprobe.store.results import StepResult
+from stackprobe.schema.results import StepResult
 
 
 def _step(records, hosts=("h1", "h2")):

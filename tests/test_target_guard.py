@@ -19,11 +19,11 @@ import pytest
 from conftest import FIXTURES, run_cli
 
 from stackprobe.errors import UserError
-from stackprobe.plan.steps import PlannedStep
-from stackprobe.parsers import block_devices as bd
-from stackprobe.runners import fio_job_paths as fjp
-from stackprobe.runners import target_guard as tg
-from stackprobe.suite.hosts import HostsFile
+from stackprobe.spec.planned import PlannedStep
+from stackprobe.safety import device_probes as bd
+from stackprobe.safety import job_paths as fjp
+from stackprobe.safety import guard as tg
+from stackprobe.spec.hosts import HostsFile
 from stackprobe.transport.base import CommandResult
 from stackprobe.transport.local import LocalTransport
 

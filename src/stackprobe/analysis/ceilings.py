@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from stackprobe.analysis.ladder_inputs import DiskScaling, LowerRungs, Osd, Pool, lower_rungs
-from stackprobe.store.results import RunResults, StepResult
+from stackprobe.schema.results import RunResults, StepResult
 from stackprobe.units import fmt_bw, fmt_iops, parse_size
 
 GOOD_EFFICIENCY = 0.70  # at or above: the lowest lower rung is what limits

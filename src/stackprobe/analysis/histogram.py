@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
-from stackprobe.parsers.records import percentile_key
+from stackprobe.schema.records import percentile_key
 
 # The percentile list fio reports by default.
 FIO_DEFAULT_PERCENTILES = (

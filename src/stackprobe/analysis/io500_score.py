@@ -33,8 +33,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from stackprobe.parsers.io500_result import BW_PHASES, MD_PHASES, PROTOTYPE_MD_PHASES
-from stackprobe.parsers.records import Io500Phase, Io500Record, Io500Score
+from stackprobe.parsers.hpc.io500_result import BW_PHASES, MD_PHASES, PROTOTYPE_MD_PHASES
+from stackprobe.schema.records import Io500Phase, Io500Record, Io500Score
 
 IO500_LIKE_LABEL = "io500-like, not an official IO500 score"
 

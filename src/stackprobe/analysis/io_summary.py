@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from stackprobe.analysis.histogram import merge_bins, percentiles
-from stackprobe.parsers.records import IoRecord, IoStats
-from stackprobe.store.results import DirectionSummary, IoGroupSummary
+from stackprobe.schema.records import IoRecord, IoStats
+from stackprobe.schema.results import DirectionSummary, IoGroupSummary
 
 _DIRECTIONS = ("read", "write", "trim")
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from stackprobe.parsers.records import (
+from stackprobe.schema.records import (
     CephInventoryRecord,
     InventoryRecord,
     MemBwRecord,
     OsdBenchRecord,
 )
-from stackprobe.store.results import RunResults
+from stackprobe.schema.results import RunResults
 
 
 @dataclass(frozen=True)

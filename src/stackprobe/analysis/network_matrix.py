@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from stackprobe.parsers.records import NetRecord, PingRecord
+from stackprobe.schema.records import NetRecord, PingRecord
 
 MIN_PAIRS_FOR_MEDIAN = 3
 

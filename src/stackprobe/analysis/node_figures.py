@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from stackprobe.parsers.records import CpuRecord, InventoryRecord, IoRecord, MemBwRecord
+from stackprobe.schema.records import CpuRecord, InventoryRecord, IoRecord, MemBwRecord
 
 
 @dataclass

@@ -11,7 +11,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from stackprobe.parsers.records import OsdBenchRecord
+from stackprobe.schema.records import OsdBenchRecord
 from stackprobe.units import fmt_bw
 
 MIN_PEERS = 3

@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 
 from stackprobe.analysis.histogram import merge_bins, percentiles
 from stackprobe.analysis.noise import spread
-from stackprobe.parsers.records import IoRecord
-from stackprobe.store.results import DirectionSummary, IoGroupSummary, RepeatStats, StepSummary
+from stackprobe.schema.records import IoRecord
+from stackprobe.schema.results import DirectionSummary, IoGroupSummary, RepeatStats, StepSummary
 
 DEFAULT_NOISY_COV = 0.05
 _DIRECTIONS = ("read", "write", "trim")

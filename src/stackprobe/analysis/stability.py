@@ -13,7 +13,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
-from stackprobe.parsers.records import SeriesPoint
+from stackprobe.schema.records import SeriesPoint
 
 DIP_FRACTION = 0.80
 COV_LIMIT = 0.10

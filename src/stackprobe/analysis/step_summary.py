@@ -11,14 +11,14 @@ from collections.abc import Sequence
 
 from stackprobe.analysis.io_summary import summarise_io
 from stackprobe.analysis.repeats import DEFAULT_NOISY_COV, summarise_repeated
-from stackprobe.parsers.records import (
+from stackprobe.schema.records import (
     IoRecord,
     MemBwRecord,
     OpsRecord,
     OsdBenchRecord,
     SloRecord,
 )
-from stackprobe.store.results import IoGroupSummary, StepSummary
+from stackprobe.schema.results import IoGroupSummary, StepSummary
 
 FLEET_HOST = "all clients"  # the host of a fio fleet's merged record (runners/fio_fleet.py)
 

@@ -27,7 +27,7 @@ from stackprobe.report.compare_render import (
     side_cells,
 )
 from stackprobe.report.compare_html import to_compare_html
-from stackprobe.store.results import RunResults
+from stackprobe.schema.results import RunResults
 from stackprobe.store.rundir import load_results
 
 FORMATS = ("text", "md", "json", "html")

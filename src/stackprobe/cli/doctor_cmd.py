@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.table import Table
 
 from stackprobe.plan.expand import expand
-from stackprobe.runners.preflight import required_tools
-from stackprobe.runners.tools import MEMORY_TOOLS, TOOLS, apt_line, tool_version
+from stackprobe.engine.preflight import required_tools
+from stackprobe.engine.tools import MEMORY_TOOLS, TOOLS, apt_line, tool_version
 from stackprobe.suite.loader import DEFAULT_SUITE, load_suite
 from stackprobe.transport.local import LocalTransport
 

@@ -22,7 +22,7 @@ def ingest(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON array of records."),
 ) -> None:
     """Parse existing tool outputs into stackprobe records."""
-    from stackprobe.parsers.detect import detect  # every parser; only ingest needs them all
+    from stackprobe.ingest.detect import detect  # every parser; only ingest needs them all
 
     records: list[dict] = []
     failed = 0

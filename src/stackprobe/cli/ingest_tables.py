@@ -12,7 +12,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from stackprobe.parsers.records import (
+from stackprobe.schema.records import (
     Io500Record,
     IorRecord,
     IoRecord,

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from stackprobe.plan.expand import expand
 from stackprobe.report.table import workload_text
-from stackprobe.runners.preflight import space_needed
+from stackprobe.engine.preflight import space_needed
 from stackprobe.suite.loader import load_hosts, load_suite
 from stackprobe.units import fmt_bytes, fmt_seconds
 

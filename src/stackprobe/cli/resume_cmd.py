@@ -21,9 +21,9 @@ from stackprobe.cli.show_cmd import resolve_run
 from stackprobe.errors import UserError
 from stackprobe.plan.expand import expand
 from stackprobe.procs import stop_pids
-from stackprobe.runners.executor import DONE, RunSettings
-from stackprobe.runners.launch import CephOptions, launch
-from stackprobe.store.results import RunResults
+from stackprobe.engine.executor import DONE, RunSettings
+from stackprobe.engine.launch import CephOptions, launch
+from stackprobe.schema.results import RunResults
 from stackprobe.store.rundir import load_results
 from stackprobe.suite.loader import load_hosts, parse_suite
 from stackprobe.transport.local import LocalTransport

@@ -11,8 +11,8 @@ from rich.console import Console
 from stackprobe.cli.progress import RunProgress
 from stackprobe.plan.expand import expand
 from stackprobe.report.terminal import print_summary
-from stackprobe.runners.executor import RunSettings
-from stackprobe.runners.launch import CephOptions, launch
+from stackprobe.engine.executor import RunSettings
+from stackprobe.engine.launch import CephOptions, launch
 from stackprobe.suite.loader import load_hosts, load_suite
 from stackprobe.transport.local import LocalTransport
 

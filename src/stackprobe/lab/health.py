@@ -3,7 +3,7 @@ MDS, the mgr available, and health OK or warnings a one-host lab always has."""
 
 from __future__ import annotations
 
-from stackprobe.parsers.ceph_status import parse_ceph_status
+from stackprobe.parsers.ceph.ceph_status import parse_ceph_status
 
 # Warnings that say nothing about a one-host lab's usability.
 LAB_TOLERATED_CHECKS = frozenset({

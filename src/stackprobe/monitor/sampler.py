@@ -35,7 +35,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass, field
 
-from stackprobe.parsers.sadf_json import MonitorSeries, parse_sadf_json
+from stackprobe.parsers.host.sadf_json import MonitorSeries, parse_sadf_json
 from stackprobe.transport.base import Background, CommandResult, Transport
 
 SADC = "/usr/lib/sysstat/sadc"  # Debian/Ubuntu; RHEL-like systems: /usr/lib64/sa/sadc

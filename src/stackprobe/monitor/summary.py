@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from stackprobe.parsers.sadf_json import DiskUse, MonitorSample, MonitorSeries, NicUse
+from stackprobe.parsers.host.sadf_json import DiskUse, MonitorSample, MonitorSeries, NicUse
 
 
 def _mean(values: list[float]) -> float | None:

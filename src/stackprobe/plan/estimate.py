@@ -10,7 +10,7 @@ import math
 import re
 from pathlib import Path
 
-from stackprobe.plan.steps import PlannedStep
+from stackprobe.spec.planned import PlannedStep
 from stackprobe.units import parse_duration_s, parse_size
 
 FIO_STARTUP_S = 0.5

@@ -15,8 +15,8 @@ from typing import Any
 
 from stackprobe.plan.estimate import estimate_seconds, estimate_space
 from stackprobe.errors import UserError
-from stackprobe.plan.steps import DEFAULT_LAYER, HOST_KINDS, PlannedStep, RepeatPlan
-from stackprobe.suite.hosts import HostsFile
+from stackprobe.spec.planned import DEFAULT_LAYER, HOST_KINDS, PlannedStep, RepeatPlan
+from stackprobe.spec.hosts import HostsFile
 from stackprobe.suite.models import FioParams, FioStep, SloStep, Suite
 from stackprobe.units import parse_duration_s, parse_size
 

@@ -10,9 +10,9 @@ Each is a TextTable (report/text_table.py) that every renderer prints.
 from __future__ import annotations
 
 from stackprobe.analysis.osd_outliers import judge_osds
-from stackprobe.parsers.records import IoRecord, OsdBenchRecord
-from stackprobe.report.text_table import TextTable
-from stackprobe.store.results import RunResults, StepResult
+from stackprobe.schema.records import IoRecord, OsdBenchRecord
+from stackprobe.tables.text_table import TextTable
+from stackprobe.schema.results import RunResults, StepResult
 from stackprobe.units import fmt_bw, fmt_iops, fmt_ns, parse_size
 
 

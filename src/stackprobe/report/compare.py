@@ -35,10 +35,10 @@ from typing import Any
 
 from stackprobe.analysis.noise import spread, t_975
 from stackprobe.analysis.step_summary import summarise_one
-from stackprobe.plan.steps import FLEET_KINDS
+from stackprobe.spec.planned import FLEET_KINDS
 from stackprobe.report.compare_inventory import inventory_differences, run_labels, values_text
 from stackprobe.report.table import Row, summary_rows
-from stackprobe.store.results import RunResults, StepResult
+from stackprobe.schema.results import RunResults, StepResult
 from stackprobe.suite.models import LAYERS
 from stackprobe.units import parse_size
 

@@ -14,7 +14,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from stackprobe import __version__
 from stackprobe.report.compare import compare
 from stackprobe.report.compare_render import comparison_tables
-from stackprobe.store.results import RunResults
+from stackprobe.schema.results import RunResults
 
 TEMPLATE = "compare.html.j2"
 

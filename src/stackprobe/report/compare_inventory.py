@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from stackprobe.parsers.records import InventoryRecord
-from stackprobe.store.results import RunResults
+from stackprobe.schema.records import InventoryRecord
+from stackprobe.schema.results import RunResults
 from stackprobe.units import fmt_bytes
 
 

@@ -35,8 +35,8 @@ from stackprobe.report.ladder_tables import ladder_table
 from stackprobe.report.render import (HEADERS, HEADLINE_CELL, LAYER_TITLES, environment_lines,
                                       extra_tables, formatted, warnings_of)
 from stackprobe.report.table import Row, summary_rows, workload_text
-from stackprobe.report.text_table import TextTable
-from stackprobe.store.results import RunResults, StepResult
+from stackprobe.tables.text_table import TextTable
+from stackprobe.schema.results import RunResults, StepResult
 from stackprobe.suite.models import LAYERS
 from stackprobe.units import fmt_seconds
 

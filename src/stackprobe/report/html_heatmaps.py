@@ -11,7 +11,7 @@ from __future__ import annotations
 from stackprobe.report.host_tables import figure_text
 from stackprobe.report.svg import diverging
 from stackprobe.report.svg_charts import HeatCell, heatmap
-from stackprobe.store.results import StepResult
+from stackprobe.schema.results import StepResult
 from stackprobe.units import fmt_ns
 
 FAILED_FILL = "#8c1d13"

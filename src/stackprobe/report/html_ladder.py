@@ -13,7 +13,7 @@ from typing import Any
 from stackprobe.analysis.ceilings import OVER_CEILING, Rung, ladder
 from stackprobe.report.ladder_tables import bottleneck_text, missing_sentences
 from stackprobe.report.svg_charts import BarPair, bar_pairs
-from stackprobe.store.results import RunResults
+from stackprobe.schema.results import RunResults
 
 TITLE = "Measured against the ceiling of the lower rungs"
 WIDTH = 860

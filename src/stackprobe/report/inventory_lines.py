@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stackprobe.parsers.records import CephInventoryRecord, InventoryRecord
+from stackprobe.schema.records import CephInventoryRecord, InventoryRecord
 from stackprobe.units import fmt_bytes
 
 

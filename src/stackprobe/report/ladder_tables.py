@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from stackprobe.analysis.ceilings import Rung, Term, ladder
-from stackprobe.report.text_table import TextTable
-from stackprobe.store.results import RunResults
+from stackprobe.tables.text_table import TextTable
+from stackprobe.schema.results import RunResults
 
 TITLE = "The ladder: measured against what the lower rungs allow"
 CELL_MAX = 72  # characters of the "Ceiling from" cell

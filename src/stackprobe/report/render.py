@@ -10,17 +10,17 @@ import csv
 import io
 import json
 
-from stackprobe.parsers.records import CephInventoryRecord, InventoryRecord
+from stackprobe.schema.records import CephInventoryRecord, InventoryRecord
 from stackprobe.report.ceph_tables import ceph_tables
 from stackprobe.report.io500_tables import io500_tables
 from stackprobe.report.host_tables import host_tables
 from stackprobe.report.ladder_tables import ladder_dicts, ladder_table
 from stackprobe.report.slo_tables import slo_tables
 from stackprobe.report.sweep_tables import sweep_tables
-from stackprobe.report.text_table import TextTable
+from stackprobe.tables.text_table import TextTable
 from stackprobe.report.inventory_lines import ceph_lines, inventory_lines
 from stackprobe.report.table import Row, summary_rows
-from stackprobe.store.results import RunResults
+from stackprobe.schema.results import RunResults
 from stackprobe.suite.models import LAYERS
 from stackprobe.units import fmt_bw, fmt_iops, fmt_ns, fmt_seconds
 

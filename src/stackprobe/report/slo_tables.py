@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from stackprobe.parsers.records import SloRecord
-from stackprobe.report.text_table import TextTable
-from stackprobe.store.results import RunResults
+from stackprobe.schema.records import SloRecord
+from stackprobe.tables.text_table import TextTable
+from stackprobe.schema.results import RunResults
 from stackprobe.units import fmt_iops, fmt_ns
 
 

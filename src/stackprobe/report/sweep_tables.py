@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from stackprobe.analysis.recommend import SweepPoint, advise
-from stackprobe.report.text_table import TextTable
-from stackprobe.store.results import DirectionSummary, RunResults, StepResult
-from stackprobe.parsers.records import percentile_key
+from stackprobe.tables.text_table import TextTable
+from stackprobe.schema.results import DirectionSummary, RunResults, StepResult
+from stackprobe.schema.records import percentile_key
 from stackprobe.units import fmt_bw, fmt_iops, fmt_ns, parse_duration_s
 
 # the parameters that set how many I/Os are outstanding, per step kind

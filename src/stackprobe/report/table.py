@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 
 from stackprobe.analysis.io500_score import in_base_units
 from stackprobe.analysis.step_summary import FLEET_HOST
-from stackprobe.parsers.records import (
+from stackprobe.schema.records import (
     CpuRecord,
     Io500Record,
     MemBwRecord,
@@ -21,7 +21,7 @@ from stackprobe.parsers.records import (
 )
 from stackprobe.report.io500_tables import score_text
 from stackprobe.report.slo_tables import slo_answer
-from stackprobe.store.results import DirectionSummary, RunResults, StepResult
+from stackprobe.schema.results import DirectionSummary, RunResults, StepResult
 from stackprobe.suite.models import LAYERS
 from stackprobe.units import fmt_bytes, parse_size
 

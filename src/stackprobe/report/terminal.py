@@ -6,7 +6,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from stackprobe.report.text_table import TextTable
+from stackprobe.tables.text_table import TextTable
 from stackprobe.report.render import (
     HEADLINE_CELL,
     LAYER_TITLES,
@@ -17,7 +17,7 @@ from stackprobe.report.render import (
     warnings_of,
 )
 from stackprobe.report.table import summary_rows
-from stackprobe.store.results import RunResults
+from stackprobe.schema.results import RunResults
 from stackprobe.suite.models import LAYERS
 from stackprobe.units import fmt_seconds
 

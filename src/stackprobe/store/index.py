@@ -8,7 +8,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from stackprobe.store.results import RunResults
+from stackprobe.schema.results import RunResults
 
 INDEX_FILE = "index.sqlite"
 

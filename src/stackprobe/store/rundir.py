@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import IO
 
 from stackprobe.errors import UserError
-from stackprobe.store import redact
-from stackprobe.store.redact import Redactor
-from stackprobe.store.results import RunResults, StepResult
+from stackprobe import redact
+from stackprobe.redact import Redactor
+from stackprobe.schema.results import RunResults, StepResult
 from stackprobe.transport.base import CommandResult
 
 RESULTS_FILE = "results.json"

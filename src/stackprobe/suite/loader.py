@@ -21,7 +21,7 @@ import yaml
 from pydantic import ValidationError
 
 from stackprobe.errors import UserError
-from stackprobe.suite.hosts import HostsFile
+from stackprobe.spec.hosts import HostsFile
 from stackprobe.suite.models import Suite
 from stackprobe.suite.yaml_lines import YamlSyntaxError, line_for, load_with_lines
 

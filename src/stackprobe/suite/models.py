@@ -12,7 +12,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from stackprobe.suite.fields import (
+from stackprobe.spec.fields import (
     FIO_RW,  # noqa: F401 - re-exported for users of the models
     Counts,
     Duration,

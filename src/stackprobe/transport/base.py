@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from stackprobe.store.redact import redact_env
+from stackprobe.redact import redact_env
 
 
 @dataclass

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from stackprobe.errors import UserError
-from stackprobe.suite.hosts import Host, HostsFile
+from stackprobe.spec.hosts import Host, HostsFile
 from stackprobe.transport.ssh import SshPool, SshTransport
 
 DEFAULT_SCRATCH_BASE = "/tmp"

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import asyncssh
 
-from stackprobe.suite.hosts import SshSettings
+from stackprobe.spec.hosts import SshSettings
 from stackprobe.transport.base import CommandResult
 
 PID_TAG = "__stackprobe_pid__"

@@ -1,0 +1,174 @@
+"""Start a run: pre-flight checks, scratch directory, signal handling, then the executor.
+
+Ctrl-C (SIGINT) or SIGTERM once: the running tool is asked to stop (fio still reports
+what it measured), no further step starts, results are saved and test files removed.
+A second signal kills the running tool at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import signal
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from stackprobe.errors import UserError
+from stackprobe.spec.planned import PlannedStep
+from stackprobe.kinds.context import TargetInfo
+from stackprobe.kinds.ceph.session import CephSession, cephfs_bytes_for, image_bytes_for
+from stackprobe.kinds.ceph.target import resolve_target
+from stackprobe.engine.executor import Executor, Progress, RunSettings
+from stackprobe.engine.preflight import (
+    check_space,
+    check_target,
+    check_tools,
+    make_scratch,
+    supports_direct_io,
+)
+from stackprobe.safety.guard import guard_targets
+from stackprobe.engine.tools import BY_NAME, MEMORY_TOOLS, tool_version
+from stackprobe.schema.results import RunResults
+from stackprobe.store.rundir import RunDir, load_results, new_run_id
+from stackprobe.spec.hosts import HostsFile
+from stackprobe.suite.models import CephSettings
+from stackprobe.transport.base import Transport
+from stackprobe.transport.fleet import Fleet
+
+
+@dataclass
+class CephOptions:
+    settings: CephSettings | None = None  # the suite's `ceph:` section
+    conf: Path | None = None  # --ceph-conf
+    force: bool = False  # --force: load a HEALTH_ERR cluster anyway
+
+
+def launch(
+    plan: Sequence[PlannedStep],
+    settings: RunSettings,
+    transport: Transport,
+    *,
+    target_base: Path,
+    out_dir: Path,
+    progress: Progress | None = None,
+    ceph: CephOptions | None = None,
+    hosts: HostsFile | None = None,
+    resume: Path | None = None,
+    destroy_data: tuple[str, ...] = (),
+) -> tuple[RunResults, Path]:
+    """Run the plan; return its results and run directory. UserError before any load.
+    `resume`: an existing run directory whose completed steps are kept (cli/resume_cmd.py)."""
+    _check_hosts_given(plan, hosts)
+    local_plan = [s for s in plan if not s.hosts or s.kind == "fio"]  # fio fleet: client here
+    needed = check_tools(transport, local_plan)
+    check_target(target_base)
+    check_space(target_base, [s for s in plan if not s.hosts])
+    if any(step.kind == "memory" for step in local_plan):
+        needed = needed + [t for t in MEMORY_TOOLS if t not in needed]
+    versions = {name: v for name in needed if (v := tool_version(transport, BY_NAME[name]))}
+    previous = load_results(resume) if resume is not None else None
+    run_id = previous.run.id if previous is not None else new_run_id(settings.suite_name)
+    warnings: list[str] = guard_targets(plan, transport, destroy_data, hosts)  # before any load
+    fleet = _open_fleet(plan, hosts, run_id) if hosts is not None else None
+    try:
+        session = _ceph_session(plan, ceph or CephOptions(), transport, run_id, warnings)
+    except BaseException:
+        if fleet is not None:
+            fleet.close()
+        raise
+    if previous is not None:  # the cut-short run's test files: ours by name, never reused
+        shutil.rmtree(target_base / f"stackprobe-{run_id}", ignore_errors=True)
+    scratch = make_scratch(target_base, run_id)
+    run_dir: RunDir | None = None
+    executor: Executor | None = None
+    try:
+        direct = supports_direct_io(scratch)
+        if not direct:
+            warnings.append(f"{target_base}: O_DIRECT not supported; fio ran with direct=0")
+        run_dir = RunDir(resume) if resume is not None else RunDir.create(out_dir, run_id)
+        executor = Executor(
+            plan, settings, transport, run_dir, out_dir,
+            TargetInfo(root=scratch, direct_io=direct), progress, versions, warnings,
+            ceph=session, fleet=fleet, previous=previous,
+        )
+        if session is not None:
+            session.scratch = scratch
+        with _stop_on_signals(executor):
+            results = executor.execute()
+        return results, run_dir.path
+    finally:
+        if session is not None:
+            transport.clear_interrupt()  # removing what the run made must still happen
+            problems = session.teardown()
+            if executor is not None:
+                executor.record_session(session.log, problems, scratch / "ceph-fuse.log")
+        if fleet is not None:
+            fleet.clear_interrupt()
+            problems = fleet.close()
+            if executor is not None and problems:
+                executor.record_problems(problems)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _check_hosts_given(plan: Sequence[PlannedStep], hosts: HostsFile | None) -> None:
+    if hosts is None:
+        on_hosts = [s for s in plan if s.hosts]
+        if on_hosts:
+            raise UserError(f"step {on_hosts[0].id} runs on hosts ({', '.join(on_hosts[0].hosts)})"
+                            ": give the hosts file with --hosts FILE")
+
+
+def _open_fleet(plan: Sequence[PlannedStep], hosts: HostsFile, run_id: str) -> Fleet:
+    """Connect to the hosts the plan uses, make their scratch directories, check their
+    tools; UserError naming each host's problem, before any load."""
+    names = {n for s in plan for n in s.hosts}
+    fleet = Fleet(hosts, names, run_id)
+    fleet.open()
+
+    def tools(h) -> str | None:
+        steps = [s for s in plan if h.name in s.hosts]
+        try:
+            check_tools(h.transport, steps)
+        except UserError as exc:
+            return f"{h.name}: {exc}"
+        return None
+
+    problems = [p for p in fleet.each(tools).values() if p]
+    if problems:
+        fleet.close()
+        raise UserError("; ".join(problems))
+    return fleet
+
+
+def _ceph_session(plan, opts: CephOptions, transport: Transport, run_id: str,
+                  warnings: list[str]) -> CephSession | None:
+    """For a plan that loads Ceph: the session, with the cluster checked before any load."""
+    if not any(step.on_ceph for step in plan):
+        return None
+    settings = opts.settings or CephSettings()
+    target = resolve_target(settings, opts.conf, Path.cwd())
+    session = CephSession(target, settings, transport, run_id, Path("."),
+                          image_bytes=image_bytes_for(plan, settings))
+    warnings.extend(session.preflight(opts.force))
+    session.cluster_space_check(session.image_bytes + cephfs_bytes_for(plan))
+    return session
+
+
+@contextlib.contextmanager
+def _stop_on_signals(executor: Executor) -> Iterator[None]:
+    received = {"count": 0}
+
+    def handler(signum, frame):  # noqa: ARG001 - signal handler signature
+        received["count"] += 1
+        if received["count"] == 1:
+            executor.request_stop()
+        else:
+            executor.kill()
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)

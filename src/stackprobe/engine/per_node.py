@@ -1,0 +1,79 @@
+"""One per-node step's outcomes on each host, combined into the step's outcome.
+
+The executor runs a per-node step (inventory, memory, cpu, disk baseline) on all of its
+hosts at once; here the hosts' records are joined, their problems named by host, and every
+comparable figure judged against the hosts' median (analysis/consistency): the missing
+DIMM of seed 001 is a host at 0.66x the median memory bandwidth of its twins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from stackprobe.analysis.consistency import judge
+from stackprobe.analysis.node_figures import node_metrics
+from stackprobe.spec.planned import PlannedStep
+from stackprobe.kinds.context import StepOutcome
+from stackprobe.schema.results import CommandRecord
+from stackprobe.units import fmt_bw
+
+
+def combine_hosts(
+    step: PlannedStep, per_host: Sequence[tuple[str, StepOutcome, list[CommandRecord]]],
+) -> tuple[StepOutcome, list[CommandRecord]]:
+    records, warnings, notes, commands, errors = [], [], [], [], []
+    findings: dict = {}
+    statuses = set()
+    for host, outcome, cmds in per_host:
+        for rec in outcome.records:
+            if hasattr(rec, "host"):
+                rec.host = host
+        records += outcome.records
+        warnings += [f"{host}: {w}" for w in outcome.warnings]
+        notes += [f"{host}: {n}" for n in outcome.notes]
+        commands += cmds
+        statuses.add(outcome.status)
+        if outcome.error:
+            errors.append(f"{host}: {outcome.error}")
+        for key, value in outcome.findings.items():
+            findings.setdefault(key, {})[host] = value
+    failed_hosts = [host for host, outcome, _ in per_host if outcome.status == "failed"]
+    if "interrupted" in statuses:
+        status = "interrupted"
+    elif failed_hosts and len(failed_hosts) < len(per_host):
+        status = "partial"  # the hosts that worked keep their results; the suite goes on
+        findings["failed_hosts"] = failed_hosts
+    elif failed_hosts:
+        status = "failed"
+    else:
+        status = "ok"
+    consistency = []
+    for metric in node_metrics(step.kind, records):
+        verdict = judge(metric.values, metric=metric.metric, unit=metric.unit,
+                        higher_is_better=metric.higher_is_better, fmt=_formatter(metric.unit))
+        if verdict is None:
+            continue
+        consistency.append(_as_dict(verdict))
+        warnings += verdict.sentences()
+    if consistency:
+        findings["consistency"] = consistency
+    return StepOutcome(status, records, "; ".join(errors) or None, warnings, None, notes,
+                       findings), commands
+
+
+def _formatter(unit: str):
+    if unit == "B/s":
+        return fmt_bw
+    if unit == "B":
+        return lambda v: f"{v / 2**30:.1f} GiB"
+    return lambda v: f"{v:,.0f} {unit}"
+
+
+def _as_dict(verdict) -> dict:
+    return {
+        "metric": verdict.metric, "unit": verdict.unit, "median": verdict.median,
+        "mad": verdict.mad, "spread_pct": round(verdict.spread_pct, 2),
+        "figures": [{"node": f.node, "value": f.value, "ratio": round(f.ratio, 4),
+                     "robust_z": None if f.robust_z is None else round(f.robust_z, 2),
+                     "flagged": f.flagged} for f in verdict.figures],
+    }

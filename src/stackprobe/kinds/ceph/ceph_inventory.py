@@ -1,0 +1,48 @@
+"""The Ceph inventory runner: the cluster as it is before the load (seeds 001-003 begin
+with its shape: OSD count, device classes, replication or EC profile of the pools)."""
+
+from __future__ import annotations
+
+from stackprobe.parsers.ceph.ceph_inventory import erasure_profiles_in_use, parse_ceph_inventory
+from stackprobe.kinds.context import StepContext, StepOutcome
+from stackprobe.kinds.ceph.ceph_inventory_sources import (
+    INVENTORY_SOURCES,
+    ec_profile_argv,
+    ec_profile_source,
+)
+
+
+class CephInventoryRunner:
+    kind = "ceph_inventory"
+
+    def prepare(self, ctx: StepContext) -> None:
+        pass
+
+    def run(self, ctx: StepContext) -> StepOutcome:
+        assert ctx.ceph is not None, "the Ceph inventory needs the run's Ceph session"
+        cli = ctx.ceph.target.cli()
+        outputs: dict[str, str] = {}
+        missing = []
+        for name, args in INVENTORY_SOURCES.items():
+            result = ctx.execute(f"ceph-{name}", ["ceph", *cli, *args])
+            if result.interrupted:
+                return StepOutcome("interrupted", [], "stopped by the user")
+            if result.ok:
+                outputs[name] = result.stdout
+            else:
+                missing.append(name)
+        for profile in erasure_profiles_in_use(outputs.get("pools", "")):
+            result = ctx.execute(f"ceph-ec-profile-{profile}",
+                                 ["ceph", *cli, *ec_profile_argv(profile)])
+            if result.ok:
+                outputs[ec_profile_source(profile)] = result.stdout
+        try:
+            record = parse_ceph_inventory(outputs)
+        except ValueError as exc:
+            return StepOutcome("failed", [], f"ceph inventory: {exc}")
+        warnings = [f"ceph inventory source failed: {', '.join(missing)}"] if missing else []
+        return StepOutcome("ok", [record], None, warnings)
+
+    def cleanup(self, ctx: StepContext) -> None:
+        pass
+

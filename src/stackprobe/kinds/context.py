@@ -1,0 +1,230 @@
+"""The runner contract: one module per step kind, each with prepare / run / cleanup.
+
+A runner builds the tool's command, runs it through the step's transport, hands the raw
+output to a parser and returns a StepOutcome. It never writes results itself: the executor
+stores outcomes. StepContext.execute keeps every command's line, stdout and stderr in the
+step directory, so raw output is never lost, also when parsing fails.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from stackprobe.schema.records import Record
+from stackprobe.spec.planned import PlannedStep
+from stackprobe.schema.results import CommandRecord
+from stackprobe.store.rundir import RunDir
+from stackprobe.transport.base import CommandResult, Transport
+
+if TYPE_CHECKING:
+    from stackprobe.kinds.ceph.session import CephSession
+    from stackprobe.transport.fleet import Fleet, HostHandle
+
+
+@dataclass
+class TargetInfo:
+    """Where test files go and what the target supports."""
+
+    root: Path  # the scratch directory stackprobe created for this run
+    direct_io: bool = True  # O_DIRECT works on the target filesystem
+    remote: bool = False  # root is on a host reached through the transport, not here
+
+
+@dataclass
+class StepOutcome:
+    status: str  # ok | failed | interrupted
+    records: list[Record] = field(default_factory=list)
+    error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    steady: dict | None = None  # steady-state verdict, for steps that asked for one
+    notes: list[str] = field(default_factory=list)  # findings (an slo answer), not problems
+    # structured findings the report draws: 'consistency' (per-node figures compared),
+    # 'network' (the pair matrix), 'disk_scaling' (singles vs all at once)
+    findings: dict = field(default_factory=dict)
+
+
+@dataclass
+class StepContext:
+    step: PlannedStep
+    transport: Transport
+    run_dir: RunDir
+    target: TargetInfo
+    timeout_s: float
+    ceph: CephSession | None = None  # set when the plan loads a Ceph cluster
+    sub: str | None = None  # this run's sub-directory: 'rep-2' (repetition), 'probe-3' (slo)
+    commands: list[CommandRecord] = field(default_factory=list)
+    fleet: Fleet | None = None  # the run's hosts, for steps that drive several at once
+    host: str | None = None  # the host this context runs on (per-node steps), None: locally
+    # servers the step started (iperf3 -s, fio --server): cleanup stops them by PID
+    started: list = field(default_factory=list)
+
+    def child(self, sub: str) -> StepContext:
+        """A context for one part of the step (an slo probe): its own sub-directory, the
+        step's command list."""
+        return StepContext(self.step, self.transport, self.run_dir, self.target,
+                           self.timeout_s, ceph=self.ceph, sub=sub, commands=self.commands,
+                           fleet=self.fleet, host=self.host)
+
+    @property
+    def base_dir(self) -> Path:
+        """The step's directory in the run (file names in results are relative to it)."""
+        return self.run_dir.step_dir(self.step.id)
+
+    @property
+    def step_dir(self) -> Path:
+        """Where raw outputs and job files of this run of the step are kept
+        (rep-N/ or probe-N/ under the step's directory)."""
+        if self.sub is None:
+            return self.base_dir
+        d = self.base_dir / self.sub
+        d.mkdir(parents=True, exist_ok=True)
+        return d
+
+    @property
+    def work_dir(self) -> Path:
+        """Where this step's test files go (removed by cleanup): under the run's scratch
+        directory, or under the run's directory in the CephFS for `target: cephfs`."""
+        if self.step.params.get("target") == "cephfs" and self.ceph is not None:
+            return self.ceph.cephfs_dir() / self.step.id
+        return self.target.root / self.step.id
+
+    def execute(
+        self,
+        label: str,
+        argv: list[str],
+        *,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+        on_stdout: Callable[[str], bool] | None = None,
+        on: Transport | None = None,
+    ) -> CommandResult:
+        """Run a command through the transport (or `on` another host's, for fleet steps)
+        and keep its line, stdout and stderr."""
+        result = (on or self.transport).run(
+            argv, cwd=str(cwd) if cwd else None, env=env, timeout=self.timeout_s,
+            on_stdout=on_stdout,
+        )
+        out, err = self.run_dir.save_command(self.step_dir, label, result)
+        self.commands.append(command_record(
+            result, str(out.relative_to(self.base_dir)), str(err.relative_to(self.base_dir))))
+        return result
+
+
+def command_record(result: CommandResult, stdout_file: str, stderr_file: str) -> CommandRecord:
+    """What results.json says of a command; its output is in the named files."""
+    return CommandRecord(
+        command=result.command_line(),
+        argv=result.argv,
+        host=result.host,
+        cwd=result.cwd,
+        returncode=result.returncode,
+        duration_s=round(result.duration_s, 3),
+        timed_out=result.timed_out,
+        interrupted=result.interrupted,
+        stdout_file=stdout_file,
+        stderr_file=stderr_file,
+    )
+
+
+class Runner(Protocol):
+    kind: str
+
+    def prepare(self, ctx: StepContext) -> None: ...
+
+    def run(self, ctx: StepContext) -> StepOutcome: ...
+
+    def cleanup(self, ctx: StepContext) -> None: ...
+
+
+def remove_work_dir(ctx: StepContext) -> None:
+    """Remove the step's test files: only the directory stackprobe made for this step."""
+    if ctx.step.params.get("target") == "cephfs" and (ctx.ceph is None or ctx.ceph.mount_dir is None):
+        return  # never mounted: nothing was written
+    work = ctx.work_dir
+    if ctx.target.remote:  # on a host: rm there, only below the run's scratch directory
+        if work.is_relative_to(ctx.target.root) and work != ctx.target.root:
+            ctx.execute("cleanup", ["rm", "-rf", "--", str(work)])
+        return
+    roots = [ctx.target.root.resolve()]
+    if ctx.ceph is not None and ctx.ceph.mount_dir is not None:
+        roots.append((ctx.ceph.mount_dir / ctx.ceph.run_tag).resolve())
+    if work.is_dir() and any(work.resolve().is_relative_to(r) for r in roots):
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def stop_started(ctx: StepContext) -> list[str]:
+    """Stop the step's background servers (by PID, on their hosts, all at once); problems,
+    in words."""
+    started, ctx.started = list(ctx.started), []
+
+    def stop(item) -> str | None:
+        host, proc = item
+        try:
+            proc.stop(grace_s=5.0)
+        except Exception as exc:  # a host gone away: say so, go on with the others
+            return f"{host}: could not stop {proc.argv[0]} (pid {proc.pid}): {exc}"
+        return None
+
+    if not started:
+        return []
+    with ThreadPoolExecutor(max_workers=min(32, len(started))) as pool:
+        return [p for p in pool.map(stop, started) if p]
+
+
+SERVER_READY_S = 10.0
+
+
+def start_servers(ctx: StepContext, tool: str, port: int,
+                  argv_of: Callable[[HostHandle], list[str]]) -> str | None:
+    """A server (`fio --server`, `iperf3 -s`) on each host of a fleet step, all at once, each
+    kept in ctx.started for cleanup to stop by PID; None once every one listens on `port`,
+    else why not, in one line."""
+    assert ctx.fleet is not None
+    names = list(ctx.step.hosts)
+
+    def start(h: HostHandle) -> str | None:
+        try:
+            proc = h.transport.start(argv_of(h), log=f"{h.scratch}/{tool}-server-{ctx.step.id}.log")
+        except OSError as exc:
+            return f"{h.name}: {tool} server did not start: {exc}"
+        ctx.started.append((h.name, proc))
+        return None
+
+    problems = [p for p in ctx.fleet.each(start, names).values() if p]
+    if problems:
+        return "; ".join(problems)
+    deadline = time.monotonic() + SERVER_READY_S
+    waiting = names
+    while waiting and time.monotonic() < deadline:
+        time.sleep(0.2)
+        up = ctx.fleet.each(lambda h: h.listening(port), waiting)
+        waiting = [n for n in waiting if not up[n]]
+    if waiting:
+        return f"{tool} server not listening on " + ", ".join(
+            f"{n} ({ctx.fleet[n].host.address}:{port})" for n in waiting)
+    return None
+
+
+MAX_MESSAGE = 300
+
+
+def failure_message(result: CommandResult, tool: str) -> str:
+    """The tool's own words for why it failed, in one line."""
+    if result.returncode is None:
+        return result.stderr.strip() or f"{tool} could not be started"
+    if result.timed_out:
+        return f"{tool} timed out after {result.duration_s:.0f} s and was stopped"
+    lines = [ln.strip() for ln in result.stderr.splitlines() if ln.strip()]
+    tool_lines = [ln.removeprefix(f"{tool}:").strip() for ln in lines if ln.startswith(f"{tool}:")]
+    if tool_lines:  # the cause comes first ('failed parsing x=y'), its effect last ('job dropped')
+        text = "; ".join(dict.fromkeys(tool_lines))
+    else:
+        text = (lines or [f"exit status {result.returncode}"])[-1]
+    text = text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
+    return f"{tool}: {text}"

@@ -1,0 +1,143 @@
+"""Disk baseline: every declared device or directory of a host alone, then all at once.
+
+Seed 001 found 36 disks behind one backplane reaching 2 GB/s together although each alone
+did far more: only running them together shows a shared link (HBA, expander, PCIe lanes)
+capping them. So fio runs direct I/O on each target by itself, then one fio with a job per
+target at the same time; the host is flagged when the aggregate is below `min_aggregate`
+of the sum of its singles.
+
+Targets are the host's `devices` (read in place; write workloads never touch a device) and
+`directories` (a file of `size` laid out in stackprobe's own sub-directory). Without hosts,
+the run's scratch directory is the one target. fio takes its options on the command line
+here, so nothing has to be copied to the host; the same job names in both phases make the
+all-at-once run reuse the files the singles laid out.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from stackprobe.parsers.fio.fio_json import FioJsonError, parse_fio_json
+from stackprobe.schema.records import IoRecord
+from stackprobe.kinds.context import StepContext, StepOutcome, failure_message
+from stackprobe.units import fmt_bw, parse_duration_s, parse_size
+
+WRITES = ("write", "randwrite")
+
+
+def targets(ctx: StepContext) -> tuple[list[tuple[str, str]], list[str]]:
+    """[(kind 'device'|'directory', path where fio works)], and warnings."""
+    p = ctx.step.params
+    if ctx.fleet is None or ctx.host is None:
+        return [("directory", str(ctx.work_dir))], []
+    handle = ctx.fleet[ctx.host]
+    host = handle.host
+    out, warnings = [], []
+    for dev in host.devices:
+        if p["rw"] in WRITES:
+            warnings.append(f"{dev}: skipped, a {p['rw']} baseline never writes to a device")
+        else:
+            out.append(("device", dev))
+    tag = PurePosixPath(handle.scratch).name
+    for d in host.directories or [str(PurePosixPath(handle.scratch).parent)]:
+        out.append(("directory", f"{d.rstrip('/')}/{tag}/{ctx.step.id}"))
+    return out, warnings
+
+
+def fio_argv(p: dict, jobs: list[tuple[str, str, str]]) -> list[str]:
+    """fio with the common options global (before the first --name), one job per target."""
+    argv = ["fio", "--output-format=json", "--ioengine=libaio", "--direct=1",
+            f"--rw={p['rw']}", f"--bs={parse_size(p['bs'])}", f"--iodepth={p['iodepth']}",
+            f"--runtime={int(parse_duration_s(p['runtime']))}", "--time_based"]
+    for name, kind, path in jobs:
+        argv.append(f"--name={name}")
+        if kind == "device":
+            argv.append(f"--filename={path}")
+        else:
+            argv += [f"--directory={path}", f"--size={parse_size(p['size'])}"]
+    return argv
+
+
+def _bw(rec: IoRecord) -> float:
+    return sum(s.bw_bytes for _, s in rec.directions())
+
+
+class DiskBaselineRunner:
+    kind = "disk_baseline"
+
+    def prepare(self, ctx: StepContext) -> None:
+        dirs = [path for kind, path in targets(ctx)[0] if kind == "directory"]
+        if dirs:
+            ctx.execute("mkdir", ["mkdir", "-p", "--", *dirs])
+
+    def run(self, ctx: StepContext) -> StepOutcome:
+        p = ctx.step.params
+        found, warnings = targets(ctx)
+        if not found:
+            return StepOutcome("failed", error="no device or directory to test", warnings=warnings)
+        jobs = [(f"t{i}", kind, path) for i, (kind, path) in enumerate(found, start=1)]
+        records: list[IoRecord] = []
+        singles: dict[str, float] = {}
+        for job in jobs:
+            got, error = self._fio(ctx, f"fio-single-{job[0]}", p, [job], "single")
+            records += got
+            if error:
+                return StepOutcome(error[0], records, error[1], warnings)
+            singles[job[2]] = sum(_bw(r) for r in got)
+        findings: dict = {}
+        if len(jobs) > 1:
+            got, error = self._fio(ctx, "fio-all", p, jobs, "all")
+            records += got
+            if error:
+                return StepOutcome(error[0], records, error[1], warnings)
+            aggregate = sum(_bw(r) for r in got)
+            total = sum(singles.values())
+            ratio = aggregate / total if total else 0.0
+            flagged = ratio < p["min_aggregate"]
+            findings["disk_scaling"] = {"singles": singles, "sum_bw": total,
+                                        "aggregate_bw": aggregate, "ratio": round(ratio, 4),
+                                        "min_aggregate": p["min_aggregate"], "flagged": flagged}
+            if flagged:
+                warnings.append(
+                    f"all {len(jobs)} targets together {fmt_bw(aggregate)} = {ratio:.2f}x the "
+                    f"sum of each alone ({fmt_bw(total)}): a shared link (HBA, backplane, "
+                    f"PCIe) caps them")
+        return StepOutcome("ok", records, None, warnings, findings=findings)
+
+    @staticmethod
+    def _fio(ctx: StepContext, label: str, p: dict, jobs, mode: str):
+        result = ctx.execute(label, fio_argv(p, jobs))
+        try:
+            records = parse_fio_json(result.stdout)
+        except FioJsonError:
+            records = []
+        paths = {name: path for name, _kind, path in jobs}
+        for rec in records:
+            # each target alone is its own row; the targets together are one summed group
+            rec.groupid = int(rec.job[1:]) if mode == "single" and rec.job[1:].isdigit() else 0
+            rec.host = ctx.transport.host
+            rec.workload.update(baseline=mode, target=paths.get(rec.job, rec.job))
+            rec.job = f"{mode}:{paths.get(rec.job, rec.job)}"
+        if result.interrupted:
+            return records, ("interrupted", "stopped by the user")
+        if not result.ok or not records or any(r.error for r in records):
+            return records, ("failed", failure_message(result, "fio") if not result.ok
+                             else "fio reported a job error or no result")
+        return records, None
+
+    def cleanup(self, ctx: StepContext) -> None:
+        """Remove the files laid out: the step's directory under each declared directory,
+        and the run's directory there when it is not the host's scratch (the fleet's)."""
+        dirs = [path for kind, path in targets(ctx)[0] if kind == "directory"]
+        if not dirs:
+            return
+        remove = []
+        for d in dirs:
+            step_dir = PurePosixPath(d)
+            run_dir = step_dir.parent
+            if ctx.fleet is not None and ctx.host is not None and \
+                    str(run_dir) != ctx.fleet[ctx.host].scratch:
+                remove.append(str(run_dir))
+            else:
+                remove.append(str(step_dir))
+        ctx.execute("cleanup", ["rm", "-rf", "--", *remove])

@@ -1,0 +1,138 @@
+"""The io500-like runner: IO500's twelve phases from fio and find, scored with IO500's formula.
+
+For systems without IOR and mdtest (or without MPI): the same access patterns, the same
+order, the same score formula (analysis/io500_score.py) — and always the label
+"io500-like, not an official IO500 score": fio is not IOR, sizes are not the 300-second
+stonewalled runs the rules demand, and nobody may put this figure on a list.
+
+Each phase keeps its fio record (bandwidth phases as io records, metadata phases as ops
+records named after the phase) beside one io500 record with every phase's figure in
+IO500's units (GiB/s, kIOPS) and the score. A phase that fails ends the step (later
+phases need its files); the phases measured so far are kept.
+"""
+
+from __future__ import annotations
+
+from stackprobe.schema.records import Io500Phase, Io500Record, IoRecord, OpsRecord
+from stackprobe.kinds.context import StepContext, StepOutcome, failure_message, remove_work_dir
+from stackprobe.kinds.fio.fio import run_fio_job
+from stackprobe.kinds.fio.fio_job import metadata_dirs
+from stackprobe.kinds.hpc.io500_like_jobs import DIRS, PHASES, find_argv, phase_job
+from stackprobe.kinds.fio.metadata import ops_record, short_phase
+
+GIB = 1024**3
+TIMESTAMP = "timestamp"  # touched after mdtest-easy-write: find looks for newer files
+
+
+def phase_value(phase: str, rec: IoRecord | OpsRecord) -> tuple[float, int, float | None]:
+    """(figure in IO500 units, operations, seconds) of a phase's record: GiB/s or kIOPS."""
+    if isinstance(rec, OpsRecord):
+        return rec.ops_per_s / 1000, rec.total_ops or 0, _seconds(rec.runtime_ms)
+    stats = rec.write if phase.endswith("write") else rec.read
+    return stats.bw_bytes / GIB, stats.total_ios or 0, _seconds(stats.runtime_ms)
+
+
+def _seconds(ms: float | None) -> float | None:
+    return ms / 1000 if ms else None
+
+
+class Io500LikeRunner:
+    kind = "io500_like"
+
+    def __init__(self) -> None:
+        self._warnings: dict[str, list[str]] = {}
+
+    def prepare(self, ctx: StepContext) -> None:
+        work = ctx.work_dir
+        jobs = int(ctx.step.params["numjobs"])
+        dirs = [*DIRS.values(), *(f"{DIRS['mdtest-easy']}/{d}" for d in metadata_dirs("easy", jobs)),
+                f"{DIRS['mdtest-hard']}/hard"]
+        for d in dirs:
+            (work / d).mkdir(parents=True, exist_ok=True)
+        stripes = ctx.step.params.get("stripe") or {}
+        warnings: list[str] = []
+        if stripes:
+            from stackprobe.kinds.hpc.lustre import apply_stripes  # noqa: PLC0415
+
+            warnings = apply_stripes(ctx, str(work), stripes)
+        self._warnings[ctx.step.id] = warnings
+        for phase, _kind in PHASES:
+            if phase != "find":
+                (ctx.step_dir / f"{phase}.fio").write_text(
+                    phase_job(phase, ctx.step.params, str(work)), encoding="utf-8")
+
+    def run(self, ctx: StepContext) -> StepOutcome:
+        from stackprobe.analysis.io500_score import IO500_LIKE_LABEL, score
+
+        p = ctx.step.params
+        records: list = []
+        phases: list[Io500Phase] = []
+        created = 0  # files in the tree when find walks it
+        warnings = self._warnings.pop(ctx.step.id, [])
+        for phase, kind in PHASES:
+            if phase == "find":
+                outcome = self._find(ctx, created)
+                if isinstance(outcome, StepOutcome):
+                    return self._ended(outcome, records, phases, warnings)
+                phases.append(outcome)
+                continue
+            outcome = run_fio_job(ctx.child(phase), ctx.step_dir / f"{phase}.fio")
+            recs = outcome.records
+            if kind == "md":
+                recs = [ops_record(r, 0, phase.split("-")[1]) for r in recs]
+                for r in recs:
+                    r.operation, r.files_per_job = phase, None
+            records += recs
+            if outcome.status != "ok" or not recs:
+                return self._ended(outcome, records, phases, warnings, phase)
+            value, ops, seconds = phase_value(phase, recs[0])
+            if phase in ("mdtest-easy-write", "mdtest-hard-write"):
+                created += ops
+            if phase == "mdtest-easy-write":  # what find will look for is newer than this
+                ctx.execute("timestamp", ["touch", "--", str(ctx.work_dir / TIMESTAMP)])
+            unit = "GiB/s" if kind == "bw" else "kIOPS"
+            phases.append(Io500Phase(name=phase, kind=kind, value=value, unit=unit,
+                                     time_s=seconds))
+        warnings += [w for ph in phases if ph.name != "find"  # find is timed by the clock
+                     if (w := short_phase(ph.name, (ph.time_s or 0) * 1000, "raise its size"))]
+        result = Io500Record(version="stackprobe io500-like", source_format="stackprobe",
+                             official=False, label=IO500_LIKE_LABEL, procs=int(p["numjobs"]),
+                             phases=phases, score_computed=score(phases),
+                             formula="sqrt(geomean(bw GiB/s) x geomean(md kIOPS))",
+                             host=ctx.transport.host)
+        return StepOutcome("ok", [*records, result], warnings=warnings,
+                           notes=[_score_note(result)])
+
+    def cleanup(self, ctx: StepContext) -> None:
+        remove_work_dir(ctx)
+
+    # ---------------------------------------------------------------- parts
+    @staticmethod
+    def _find(ctx: StepContext, files: int) -> Io500Phase | StepOutcome:
+        """IO500's find: walk the whole tree in parallel; the rate is files walked per
+        second (the files the create phases made), as IO500 counts it."""
+        work = str(ctx.work_dir)
+        result = ctx.execute("find", find_argv(work, int(ctx.step.params["numjobs"]),
+                                               f"{work}/{TIMESTAMP}"))
+        if not result.ok:
+            return StepOutcome("interrupted" if result.interrupted else "failed",
+                               error=failure_message(result, "find"))
+        found = sum(1 for ln in result.stdout.splitlines() if ln.strip())
+        seconds = max(result.duration_s, 1e-6)
+        return Io500Phase(name="find", kind="md", value=files / seconds / 1000, unit="kIOPS",
+                          time_s=seconds, details={"found": found, "total_files": files})
+
+    @staticmethod
+    def _ended(outcome: StepOutcome, records: list, phases: list[Io500Phase],
+               warnings: list[str], phase: str = "find") -> StepOutcome:
+        status = outcome.status if outcome.status != "ok" else "failed"
+        error = outcome.error or f"{phase}: no result"
+        return StepOutcome(status, records, f"{phase}: {error}", warnings + outcome.warnings)
+
+
+def _score_note(rec: Io500Record) -> str:
+    s = rec.score_computed
+    if s is None:
+        return f"{rec.label}: no score (a phase has no figure)"
+    return (f"{rec.label}: score {s.total:.4f} (bandwidth {s.bw:.4f} {s.bw_unit}, "
+            f"metadata {s.md:.4f} {s.md_unit})")

@@ -1,0 +1,81 @@
+"""fio job files for the io500-like phases (pure text building, no execution).
+
+The phases and their order follow IO500's: write and create phases first, find, then the
+reads, stats and deletes — each phase one fio run, so each has its own raw output and the
+find can run between them. What each phase stands for:
+
+- ior-easy-*: one large file per process, sequential `easy_bs` transfers;
+- ior-hard-*: every process in ONE shared file, 47008-byte transfers interleaved: process
+  i writes transfer k at offset (k × N + i) × 47008 (fio: offset_increment and a skip of
+  (N − 1) × 47008 after each transfer) — unaligned, shared, the pattern file systems hate;
+- mdtest-easy-*: empty files, each process in its own directory (fio's file engines);
+- mdtest-hard-*: 3901-byte files, every process in one shared directory; write creates
+  the file and writes it in one go (create_on_open), read opens, reads and closes it.
+"""
+
+from __future__ import annotations
+
+from stackprobe.plan.estimate import HARD_FILE, HARD_TRANSFER
+from stackprobe.kinds.fio.fio_job import METADATA_OPS, fio_value, metadata_names
+
+# (phase, kind) in IO500 order; 'find' is not fio
+PHASES: tuple[tuple[str, str], ...] = (
+    ("ior-easy-write", "bw"), ("mdtest-easy-write", "md"), ("ior-hard-write", "bw"),
+    ("mdtest-hard-write", "md"), ("find", "md"), ("ior-easy-read", "bw"),
+    ("mdtest-easy-stat", "md"), ("ior-hard-read", "bw"), ("mdtest-hard-stat", "md"),
+    ("mdtest-easy-delete", "md"), ("mdtest-hard-read", "md"), ("mdtest-hard-delete", "md"),
+)
+# the directory (below the step's work directory) each family of phases works in
+DIRS = {"ior-easy": "ior-easy", "ior-hard": "ior-hard", "mdtest-easy": "mdtest-easy",
+        "mdtest-hard": "mdtest-hard"}
+_MD_OPS = {"write": "write", "stat": "stat", "read": "read", "delete": "delete"}
+
+
+def family(phase: str) -> str:
+    """'mdtest-hard-read' -> 'mdtest-hard'."""
+    return phase.rsplit("-", 1)[0]
+
+
+def phase_job(phase: str, params: dict, work: str) -> str:
+    """The fio job file of one fio phase of an io500-like step."""
+    fam, action = family(phase), phase.rsplit("-", 1)[1]
+    jobs = int(params["numjobs"])
+    lines = [f"# stackprobe io500-like phase {phase}", "[global]",
+             f"directory={work}/{DIRS[fam]}", f"numjobs={jobs}", "group_reporting=1"]
+    if fam == "ior-easy":
+        lines += [f"bs={fio_value(params['easy_bs'])}", f"size={fio_value(params['easy_size'])}",
+                  "ioengine=psync", "filename_format=ior_file_easy.$jobnum",
+                  f"direct={1 if params.get('direct') else 0}",
+                  f"rw={action}"]
+        if action == "write":
+            lines.append("end_fsync=1")
+    elif fam == "ior-hard":
+        transfers = int(params["hard_transfers"])
+        skip = (jobs - 1) * HARD_TRANSFER
+        span = transfers * jobs * HARD_TRANSFER - skip  # each job's region, so all fit
+        lines += [f"bs={HARD_TRANSFER}", "ioengine=psync", "filename=file",
+                  f"offset_increment={HARD_TRANSFER}", f"size={span}",
+                  f"io_size={transfers * HARD_TRANSFER}",
+                  f"rw={action}:{skip}" if skip else f"rw={action}"]
+        if action == "write":
+            lines.append("end_fsync=1")
+    else:
+        layout = "easy" if fam == "mdtest-easy" else "hard"
+        files = int(params["md_easy_files"] if layout == "easy" else params["md_hard_files"])
+        size = 4096 if layout == "easy" else HARD_FILE  # easy files stay empty (create)
+        op = "create" if (layout, action) == ("easy", "write") else _MD_OPS[action]
+        lines += [f"nrfiles={files}", f"filesize={size}", f"bs={size}", "openfiles=1",
+                  "file_service_type=sequential",
+                  f"filename_format={metadata_names(layout)}", *METADATA_OPS[op]]
+    lines += ["", f"[{phase}]"]
+    return "\n".join(lines) + "\n"
+
+
+def find_argv(work: str, jobs: int, timestamp: str) -> list[str]:
+    """The find phase: one `find` per top directory, `jobs` at a time (xargs -P), looking
+    for what IO500's find looks for: files newer than the timestamp, of mdtest-hard's size,
+    with '01' in their name. Matches are printed, one per line."""
+    return ["sh", "-c",
+            'cd "$1" && ls -d ior-easy ior-hard mdtest-easy/* mdtest-hard/* 2>/dev/null | '
+            'xargs -P "$2" -I{} find {} -type f -newer "$3" -size "$4"c -name "*01*"',
+            "find-phase", work, str(jobs), timestamp, str(HARD_FILE)]
