@@ -6,9 +6,11 @@ VENV        := .venv
 VPY         := $(VENV)/bin/python
 STACKPROBE  := $(VENV)/bin/stackprobe
 
-# Tools stackprobe drives. Keep in sync with stackprobe/runners/tools.py (doctor).
-APT_PACKAGES := fio sysstat stress-ng sysbench mbw ethtool iperf3 util-linux dmidecode \
-                iproute2 pciutils numactl procps iputils-ping openssh-server openssh-client \
+# The packages of the tools the step kinds declare (kinds/*/), of the monitor, fleet and
+# target guard (engine/tools.py), of the labs, and what only tests use (Chromium, parted,
+# mkfs.ext4). tests/test_kind_contract.py checks this list against those declarations.
+APT_PACKAGES := fio sysstat stress-ng sysbench mbw iperf3 util-linux dmidecode findutils \
+                iproute2 procps iputils-ping openssh-server openssh-client \
                 ceph-mon ceph-mgr ceph-osd ceph-mds ceph-common ceph-fuse chromium \
                 parted e2fsprogs
 

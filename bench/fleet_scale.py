@@ -12,7 +12,9 @@ controller_cpu_s is the CPU time (user + system) of this process and its childre
 client) during the run; wall_s is the run from opening the fleet to closing it. One line
 per host count: `hosts=N controller_cpu_s=… wall_s=…`.
 
-Usage: python bench/fleet_scale.py [--hosts 8,16,32] [--runtime 3] [--rate-iops 2000]
+`--short` (what `make test` runs, so the script cannot rot): 2 hosts, one second of load.
+
+Usage: python bench/fleet_scale.py [--hosts 8,16,32] [--runtime 3] [--rate-iops 2000] [--short]
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from stackprobe.lab.hosts_lab import HostsLab  # noqa: E402
 from stackprobe.plan.expand import expand  # noqa: E402
 from stackprobe.engine.executor import RunSettings  # noqa: E402
 from stackprobe.engine.launch import launch  # noqa: E402
+from stackprobe.schema.sentinels import FLEET_HOST  # noqa: E402
 from stackprobe.suite.loader import load_hosts, parse_suite  # noqa: E402
 from stackprobe.transport.local import LocalTransport  # noqa: E402
 
@@ -73,7 +76,7 @@ def one(n: int, work: Path, runtime: int, rate: int) -> tuple[float, float, int]
         step = results.steps[0]
         if step.status != "ok":
             raise SystemExit(f"hosts={n}: the fleet step {step.status}: {step.error}")
-        clients = len([r for r in step.records if r.host != "all clients"])
+        clients = len([r for r in step.records if r.host != FLEET_HOST])
         return cpu, wall, clients
     finally:
         lab.down()
@@ -84,7 +87,11 @@ def main() -> None:
     ap.add_argument("--hosts", default="8,16,32")
     ap.add_argument("--runtime", type=int, default=3)
     ap.add_argument("--rate-iops", type=int, default=2000)
+    ap.add_argument("--short", action="store_true",
+                    help="a few seconds: does the script still work (make test)")
     args = ap.parse_args()
+    if args.short:
+        args.hosts, args.runtime = "2", 1
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # finally: the lab comes down
     with tempfile.TemporaryDirectory(prefix="stackprobe-fleet-scale-") as tmp:
         for n in (int(x) for x in args.hosts.split(",")):

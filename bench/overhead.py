@@ -4,6 +4,9 @@
 Two jobs that make fio itself the bottleneck, so any cost stackprobe adds would show:
   - ioengine=null (no I/O at all: fio's own per-I/O path, several million IOPS here);
   - 4k randread with psync on a file in /dev/shm (memory-speed I/O through the kernel).
+The file's name is relative: bare fio runs in a directory of /dev/shm, stackprobe with
+`--target` there, so the job stays inside the run's scratch directory as the target guard
+requires (an absolute path outside it is refused, docs/safety.md).
 Each job runs bare (`fio --output-format=json+ job.fio`) and as a one-step suite whose
 fio step is that same job file, alternately (bare first in odd pairs, stackprobe first in
 even pairs, so drift on a noisy machine hits both sides alike). Every pair gives the ratio
@@ -20,7 +23,10 @@ CPU, memory, disks and NICs, on the same pinned CPU) and the monitor files writt
 the step; `--no-monitor` measures it without, for comparison. The monitoring state is
 printed with the ratio: `overhead_ratio=<median> monitor=on`.
 
-Usage: python bench/overhead.py [--pairs N] [--runtime S] [--no-monitor]
+`--short` (what `make test` runs, so the script cannot rot): one pair per job of one
+second each; the ratio it prints is a smoke figure, not a measurement.
+
+Usage: python bench/overhead.py [--pairs N] [--runtime S] [--no-monitor] [--short]
 """
 
 from __future__ import annotations
@@ -44,9 +50,10 @@ JOBS = {
     "null": "[null]\nioengine=null\nrw=randread\nbs=4k\nsize=1G\ntime_based=1\nruntime={runtime}\n",
     "shm-psync": (
         "[shm-psync]\nioengine=psync\nrw=randread\nbs=4k\nsize=256M\n"
-        "filename={shm}/bench.file\ntime_based=1\nruntime={runtime}\n"
+        "filename=bench.file\ntime_based=1\nruntime={runtime}\n"
     ),
 }
+SHORT = {"pairs": 1, "runtime": 1}
 
 
 def iops_of(fio_json_text: str) -> float:
@@ -57,19 +64,22 @@ def pinned(cpu: int) -> list[str]:
     return ["taskset", "-c", str(cpu)]
 
 
-def run_bare(job: Path, cpu: int) -> float:
+def run_bare(job: Path, cwd: Path, cpu: int) -> float:
     proc = subprocess.run(pinned(cpu) + ["fio", "--output-format=json+", str(job)],
-                          capture_output=True, text=True, check=True)
+                          capture_output=True, text=True, check=True, cwd=cwd)
     return iops_of(proc.stdout)
 
 
 def run_stackprobe(suite: Path, work: Path, out: Path, cpu: int, monitor: bool) -> float:
     stackprobe = pinned(cpu) + [sys.executable, "-m", "stackprobe"]
     flags = [] if monitor else ["--no-monitor"]
-    subprocess.run(stackprobe + ["run", str(suite), "--target", str(work), "--out", str(out),
-                                 *flags],
-                   capture_output=True, text=True, check=True,
-                   env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    proc = subprocess.run(stackprobe + ["run", str(suite), "--target", str(work), "--out",
+                                        str(out), *flags],
+                          capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    if proc.returncode != 0:
+        raise SystemExit(f"stackprobe run failed ({proc.returncode}): "
+                         f"{(proc.stderr or proc.stdout).strip()[-500:]}")
     run_dir = max((p for p in out.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)
     results = json.loads((run_dir / "results.json").read_text())
     step = results["steps"][0]
@@ -87,9 +97,13 @@ def main() -> None:
     ap.add_argument("--cpu", type=int, default=(os.cpu_count() or 1) - 1,
                     help="CPU both sides are pinned to (default: the last one)")
     ap.add_argument("--no-monitor", action="store_true", help="stackprobe without monitoring")
+    ap.add_argument("--short", action="store_true",
+                    help="a few seconds: does the script still work (make test)")
     args = ap.parse_args()
     monitor = not args.no_monitor
-    if args.pairs < 5:
+    if args.short:
+        args.pairs, args.runtime = SHORT["pairs"], SHORT["runtime"]
+    elif args.pairs < 5:
         ap.error("at least 5 pairs")
     tmp = Path(tempfile.mkdtemp(prefix="stackprobe-bench-"))
     shm = Path(tempfile.mkdtemp(prefix="stackprobe-bench-", dir="/dev/shm"))
@@ -97,20 +111,18 @@ def main() -> None:
         ratios: dict[str, list[float]] = {}
         for name, template in JOBS.items():
             job = tmp / f"{name}.fio"
-            job.write_text(template.format(runtime=args.runtime, shm=shm))
+            job.write_text(template.format(runtime=args.runtime))
             suite = tmp / f"{name}.yaml"
             suite.write_text(f"name: bench-{name}\nsteps:\n  - kind: fio\n    job_file: {job}\n")
-            work = tmp / "work"
-            work.mkdir(exist_ok=True)
-            run_bare(job, args.cpu)  # warm-up: lays out the /dev/shm file, warms caches
+            run_bare(job, shm, args.cpu)  # warm-up: lays out the /dev/shm file, warms caches
             ratios[name] = []
             for pair in range(args.pairs):
                 if pair % 2 == 0:
-                    bare = run_bare(job, args.cpu)
-                    sp = run_stackprobe(suite, work, tmp / "runs", args.cpu, monitor)
+                    bare = run_bare(job, shm, args.cpu)
+                    sp = run_stackprobe(suite, shm, tmp / "runs", args.cpu, monitor)
                 else:
-                    sp = run_stackprobe(suite, work, tmp / "runs", args.cpu, monitor)
-                    bare = run_bare(job, args.cpu)
+                    sp = run_stackprobe(suite, shm, tmp / "runs", args.cpu, monitor)
+                    bare = run_bare(job, shm, args.cpu)
                 ratios[name].append(sp / bare)
                 print(f"{name:10s} pair {pair + 1}: bare {bare:12.0f} IOPS  "
                       f"stackprobe {sp:12.0f} IOPS  ratio {sp / bare:.4f}", flush=True)

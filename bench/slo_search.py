@@ -14,8 +14,12 @@ probes. Device time is the wall time of all a method's probes. The last line:
 `slo_time_ratio=<search device time / ramp device time> answer_diff=<relative difference>`.
 Goals: answer_diff <= 0.05, slo_time_ratio <= 0.33.
 
+`--short` (what `make test` runs, so the script cannot rot): a 64 MiB image, one-second
+probes, numjobs up to 4, a limit every probe meets; the figures it prints are not a
+measurement.
+
 Usage: python bench/slo_search.py [--conf CEPH_CONF] [--limit 10ms] [--percentile 99]
-                                  [--runtime 8] [--ramp-time 2] [--max 32]
+                                  [--runtime 8] [--ramp-time 2] [--max 32] [--short]
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from stackprobe.analysis.slo_search import Probe, SloResult, ramp, search  # noqa: E402
 from stackprobe.parsers.fio.fio_json import parse_fio_json  # noqa: E402
 from stackprobe.schema.records import percentile_key  # noqa: E402
+from stackprobe.kinds.fio.fio import FioStep  # noqa: E402
 from stackprobe.kinds.fio.fio_job import build_job  # noqa: E402
 from stackprobe.kinds.fio.slo import probe_latency  # noqa: E402
 from stackprobe.units import fmt_iops, fmt_ns, parse_duration_s  # noqa: E402
@@ -42,6 +47,7 @@ from stackprobe.units import fmt_iops, fmt_ns, parse_duration_s  # noqa: E402
 STACKPROBE = [sys.executable, "-m", "stackprobe"]
 POOL = f"stackprobe-bench-{os.getpid()}"
 IMAGE_MB = 1024  # fits the lab OSDs' caches once read: a plateau that does not drift
+SHORT = {"image_mb": 64, "runtime": 1, "ramp_time": 0, "max": 4, "limit": "10s"}
 
 
 def ceph(conf: Path, *args: str) -> str:
@@ -49,28 +55,28 @@ def ceph(conf: Path, *args: str) -> str:
                           text=True).stdout
 
 
-def make_image(conf: Path) -> None:
+def make_image(conf: Path, image_mb: int) -> None:
     ceph(conf, "osd", "pool", "create", POOL, "32")
     ceph(conf, "osd", "pool", "application", "enable", POOL, "rbd")
     rbd = ["rbd", "-c", str(conf)]
-    subprocess.run(rbd + ["create", f"{POOL}/img", "--size", f"{IMAGE_MB}M",
+    subprocess.run(rbd + ["create", f"{POOL}/img", "--size", f"{image_mb}M",
                           "--image-feature", "layering"], check=True)
     for io_type in ("write", "read"):  # fill it, then read it all once (warm caches)
         subprocess.run(rbd + ["bench", "--io-type", io_type, "--io-pattern", "seq", "--io-size",
-                              "4M", "--io-threads", "16", "--io-total", f"{IMAGE_MB}M",
+                              "4M", "--io-threads", "16", "--io-total", f"{image_mb}M",
                               f"{POOL}/img"], check=True, capture_output=True)
 
 
 def prober(conf: Path, work: Path, args) -> callable:
     key = percentile_key(args.percentile)
-    params = {"rw": "randread", "bs": "4k", "iodepth": 1, "size": f"{IMAGE_MB}M",
-              "runtime": args.runtime, "ramp_time": args.ramp_time, "time_based": True}
+    workload = FioStep(kind="fio", rw="randread", bs="4k", iodepth=1, size=f"{args.image_mb}M",
+                       runtime=args.runtime, ramp_time=args.ramp_time or None, time_based=True)
     engine = {"ioengine": "rbd", "clientname": "admin", "pool": POOL, "rbdname": "img"}
 
     def measure(numjobs: int) -> Probe:
         job = work / f"nj{numjobs}.fio"
-        job.write_text(build_job("slo", {**params, "numjobs": numjobs}, directory=None,
-                                 engine=engine))
+        job.write_text(build_job("slo", workload.model_copy(update={"numjobs": numjobs}),
+                                 directory=None, engine=engine))
         t0 = time.monotonic()
         out = subprocess.run(["fio", "--output-format=json+", str(job)], capture_output=True,
                              text=True, check=True, env={**os.environ, "CEPH_CONF": str(conf)})
@@ -107,7 +113,14 @@ def main() -> None:
     ap.add_argument("--runtime", type=int, default=8)
     ap.add_argument("--ramp-time", type=int, default=2)
     ap.add_argument("--max", type=int, default=32)
+    ap.add_argument("--short", action="store_true",
+                    help="a few seconds of probes: does the script still work (make test)")
     args = ap.parse_args()
+    args.image_mb = IMAGE_MB
+    if args.short:
+        args.image_mb, args.runtime = SHORT["image_mb"], SHORT["runtime"]
+        args.ramp_time = SHORT["ramp_time"]
+        args.max, args.limit = SHORT["max"], SHORT["limit"]
     args.limit_ns = parse_duration_s(args.limit) * 1e9
     tmp = Path(tempfile.mkdtemp(prefix="stackprobe-slo-bench-"))
     lab_dir = tmp / "lab"
@@ -117,7 +130,7 @@ def main() -> None:
             subprocess.run(STACKPROBE + ["lab", "ceph", "up", "--dir", str(lab_dir)], check=True,
                            env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
             conf = lab_dir / "ceph.conf"
-        make_image(conf)
+        make_image(conf, args.image_mb)
         measure = prober(conf, tmp, args)
         print("warm-up:")
         measure(4)

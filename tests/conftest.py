@@ -1,4 +1,11 @@
-"""Shared test helpers: run the real CLI, make scratch dirs, find fixtures."""
+"""Shared test helpers: run the real CLI, make scratch dirs, find fixtures; the two tiers.
+
+Tiers: a test that needs what `make` installs or what only root may do carries one of
+SYSTEM_MARKERS (declared in pyproject.toml, which makes markers strict); conftest adds
+`system` to it. `make test-fast` runs `-m "not system"` with STACKPROBE_TEST_TIER=fast,
+which shadows the installed tools on PATH with stubs that fail loudly: a fast test that
+quietly needs fio or Ceph fails there instead of passing on a full machine only.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +19,43 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 STACKPROBE = [sys.executable, "-m", "stackprobe"]
+
+# What puts a test in the full tier only (pyproject.toml says what each means).
+SYSTEM_MARKERS = ("slow", "tools", "root", "netns", "ceph", "chromium", "bench")
+FAST_TIER = os.environ.get("STACKPROBE_TEST_TIER") == "fast"
+# The executables `make` installs that a minimal Debian lacks: in the fast tier each is a
+# stub that fails (util-linux, procps, iproute2, findutils and coreutils stay: every
+# Debian has them).
+SHADOWED = ("fio", "sadf", "stress-ng", "sysbench", "mbw", "iperf3", "ping", "dmidecode",
+            "ceph", "rados", "rbd", "ceph-fuse", "ceph-mon", "ceph-mgr", "ceph-osd", "ceph-mds",
+            "ceph-authtool", "sshd", "ssh", "ssh-keygen", "chromium", "parted",
+            "mpirun", "lfs")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if any(item.get_closest_marker(m) for m in SYSTEM_MARKERS):
+            item.add_marker(pytest.mark.system)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fast_tier_without_system_tools(tmp_path_factory):
+    """In the fast tier, the installed tools are stubs that exit 127 naming themselves."""
+    if not FAST_TIER:
+        yield
+        return
+    stubs = tmp_path_factory.mktemp("fast-tier-stubs")
+    for name in SHADOWED:
+        stub = stubs / name
+        stub.write_text(f"#!/bin/sh\necho 'fast tier: {name} is a system tool; mark the test "
+                        f"(tests/conftest.py SYSTEM_MARKERS)' >&2\nexit 127\n")
+        stub.chmod(0o755)
+    old = os.environ["PATH"]
+    os.environ["PATH"] = f"{stubs}:{old}"
+    try:
+        yield
+    finally:
+        os.environ["PATH"] = old
 
 
 def run_cli(args, *, cwd=None, env=None, timeout=600, check=None):

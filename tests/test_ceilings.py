@@ -7,12 +7,12 @@ import pytest
 
 from stackprobe.analysis.ceilings import (
     balanced_write,
-    ladder,
     link_pair,
     network_read,
     storage_network_write,
 )
 from stackprobe.analysis.ladder_inputs import Pool, lower_rungs
+from stackprobe.report.ladder_tables import run_ladder
 from stackprobe.schema.records import (
     CephInventoryRecord,
     InventoryRecord,
@@ -91,7 +91,7 @@ def test_balanced_cluster_is_limited_by_its_osds():
     the storage NICs (2.5 GB/s) bound it; 2.0 GB/s = 80%: the storage-node network."""
     results = _run(ceph={"pool": "runpool"},
                    steps=[*_cluster([200 * MB] * 6), _rados(300 * MB, 2.0e9)])
-    write, read = ladder(results)
+    write, read = run_ladder(results)
     assert write.ceiling == pytest.approx(400 * MB) and write.efficiency == pytest.approx(0.75)
     assert write.bottleneck == "OSD layer"
     assert [t.layer for t in sorted(write.terms, key=lambda t: t.value)] == [
@@ -107,7 +107,7 @@ def test_a_slow_osd_is_named_even_when_much_is_lost_above_it():
     OSD is the bottleneck: it bounds every PG it is in."""
     results = _run(ceph={"pool": "runpool"},
                    steps=[*_cluster([200 * MB] * 5 + [50 * MB]), _rados(40 * MB, 2.0e9)])
-    write = ladder(results)[0]
+    write = run_ladder(results)[0]
     assert write.ceiling == pytest.approx(100 * MB) and write.efficiency == pytest.approx(0.4)
     assert write.bottleneck == "OSD layer" and write.limiting.culprit == "osd.5"
     assert "osd.5 on s2 is 0.25× the median OSD" in write.verdict
@@ -116,7 +116,7 @@ def test_a_slow_osd_is_named_even_when_much_is_lost_above_it():
 def test_measured_above_the_ceiling_is_a_warning_naming_the_inputs():
     results = _run(ceph={"pool": "runpool"},
                    steps=[*_cluster([200 * MB] * 6), _rados(500 * MB, 2.0e9)])
-    write = ladder(results)[0]
+    write = run_ladder(results)[0]
     assert write.efficiency == pytest.approx(1.25)
     [warning] = write.warnings
     assert "exceeds the OSD layer ceiling" in warning and "cache" in warning
@@ -127,7 +127,7 @@ def test_erasure_pool_uses_k_plus_m_over_k():
     steps = _cluster([100 * MB] * 6)
     steps[1].records[0].pools = [{"name": "runpool", "type": "erasure", "size": 6,
                                   "ec_profile": {"k": 4, "m": 2}}]
-    write = ladder(_run(ceph={"pool": "runpool"}, steps=[*steps, _rados(300 * MB, 1e9)]))[0]
+    write = run_ladder(_run(ceph={"pool": "runpool"}, steps=[*steps, _rados(300 * MB, 1e9)]))[0]
     assert write.ceiling == pytest.approx(400 * MB)  # 6 × 100 / 1.5
     assert "erasure 4+2" in write.limiting.text
 
@@ -137,7 +137,7 @@ def test_missing_rungs_are_said_and_derivable_ceilings_kept():
     steps = _cluster([200 * MB] * 6)[:1] + [_rados(300 * MB, 1e9)]
     steps[0].records.append(_nic_inventory("s1", 10_000))
     results = _run(ceph={"pool": "runpool"}, steps=steps)
-    write = ladder(results)[0]
+    write = run_ladder(results)[0]
     assert any("OSD write rates" in m for m in write.missing)
     assert write.limiting.layer == "client network"  # the only bound left: 25 GbE
     assert any("storage hosts' NIC speeds" in m for m in write.missing)
@@ -145,7 +145,7 @@ def test_missing_rungs_are_said_and_derivable_ceilings_kept():
 
 def test_a_cluster_on_this_host_has_no_network_terms():
     steps = _cluster([200 * MB] * 3, storage=("client",))
-    write = ladder(_run(ceph={"pool": "runpool"}, steps=[*steps, _rados(150 * MB, 1e9)]))[0]
+    write = run_ladder(_run(ceph={"pool": "runpool"}, steps=[*steps, _rados(150 * MB, 1e9)]))[0]
     assert [t.layer for t in write.terms] == ["OSD layer"]
     assert any("no network between clients and OSDs" in n for n in write.notes)
 
@@ -156,7 +156,7 @@ def test_disks_together_far_below_their_sum_name_the_host_layer():
                       "min_aggregate": 0.7, "flagged": True}}
     step = _step(1, "disk_baseline", "disk", params={"rw": "read"}, hosts=["h1"],
                  findings={"disk_scaling": scaling})
-    [rung] = ladder(_run(steps=[step]))
+    [rung] = run_ladder(_run(steps=[step]))
     assert rung.ceiling == pytest.approx(90 * MB) and rung.efficiency == pytest.approx(31 / 90)
     assert rung.bottleneck == "host/controller layer of h1 (HBA, backplane, PCIe link)"
     assert "66% is lost above it" in rung.verdict
@@ -169,7 +169,7 @@ def test_a_shaped_link_names_the_network_path():
                      {"client": "h2", "server": "h1", "bps": 9.1e9},
                      {"client": "h2", "server": "h9", "bps": 1e9}]}
     step = _step(1, "network", "network", findings={"network": net})
-    slow, fast, unknown = ladder(_run(steps=[step]))
+    slow, fast, unknown = run_ladder(_run(steps=[step]))
     assert slow.ceiling == pytest.approx(1.25e9) and slow.efficiency == pytest.approx(0.019)
     assert slow.bottleneck.startswith("network path h1→h2")
     assert fast.bottleneck == "NIC link" and fast.efficiency == pytest.approx(0.91)
@@ -194,7 +194,7 @@ def test_bandwidth_rungs_use_large_block_benches_and_iops_rungs_small_ones():
                        bw_bytes=4e6, iops=1000.0, host=("s1", "s2")[i % 2]) for i in range(3)]))
     small = _step(6, "rbd_bench", title="rbd 4K", params={"io_size": "4K"},
                   records=[IoRecord(job="w", tool="rbd bench", write=IoStats(iops=600, bw_bytes=2.4e6))])
-    big, _, iops = ladder(_run(ceph={"pool": "runpool"}, steps=[*steps, _rados(200 * MB, 1e9), small]))
+    big, _, iops = run_ladder(_run(ceph={"pool": "runpool"}, steps=[*steps, _rados(200 * MB, 1e9), small]))
     assert big.limiting.layer == "OSD layer" and big.limiting.value == pytest.approx(300 * MB)
     assert iops.metric == "iops" and iops.limiting.value == pytest.approx(1000)
     assert iops.efficiency == pytest.approx(0.6)
@@ -213,7 +213,7 @@ def test_storage_hosts_disks_bound_reads_and_writes():
         MemBwRecord(tool="sysbench", operation="read", bw_bytes=8e9, host="client"),
         MemBwRecord(tool="sysbench", operation="write", bw_bytes=5e9, host="client")])
     steps = [*_cluster([2e9] * 6), disks_read, disks_write, memory, _rados(500 * MB, 1.8e9)]
-    rungs = {r.name: r for r in ladder(_run(ceph={"pool": "runpool"}, steps=steps))}
+    rungs = {r.name: r for r in run_ladder(_run(ceph={"pool": "runpool"}, steps=steps))}
     write, read = rungs["rados bench 4M: write"], rungs["rados bench 4M: seq"]
     terms = {t.layer: t.value for t in read.terms}
     assert terms == pytest.approx({"storage devices": 2e9, "storage-node network": 2.5e9,
@@ -234,7 +234,7 @@ def test_a_cpu_outlier_is_named_beside_the_network_path_and_virtual_nics_explain
         {"node": "h1", "ratio": 1.0, "flagged": False}, {"node": "h3", "ratio": 0.21, "flagged": True}]}
     steps = [_step(1, "cpu", "hardware", findings={"consistency": [cpu]}),
              _step(2, "network", "network", findings={"network": net})]
-    slow, fast = ladder(_run(steps=steps))
+    slow, fast = run_ladder(_run(steps=steps))
     assert slow.efficiency == pytest.approx(0.4)
     assert slow.bottleneck.endswith("or h3's CPU (0.21× the median host in node consistency)")
     [warning] = fast.warnings  # 16 Gbit/s over a 10 Gbit/s veth: the speed is nominal

@@ -17,7 +17,7 @@ import pytest
 
 from cephlab import ceph_mounts, cpu_limited
 from conftest import STACKPROBE, run_cli
-from stackprobe.analysis.ceilings import ladder
+from stackprobe.report.ladder_tables import run_ladder
 from stackprobe.store.rundir import load_results
 from stackprobe.units import parse_size
 
@@ -198,7 +198,7 @@ def test_slow_osd_is_named(ceph_lab, tmp_path):
     (bench,) = [s for s in results.steps if s.kind == "osd_bench"]
     slow = [w for w in bench.warnings if "below the median" in w]
     assert len(slow) == 1 and slow[0].startswith("osd.1 "), bench.warnings
-    [rung] = ladder(results)
+    [rung] = run_ladder(results)
     assert rung.bottleneck == "OSD layer" and rung.limiting.culprit == "osd.1", rung.verdict
     shown = run_cli(["show", run_dir], check=0).stdout
     assert "SLOW" in shown

@@ -7,7 +7,7 @@ import pytest
 
 from stackprobe.analysis.histogram import merge_bins, percentiles
 from stackprobe.parsers.fio.fio_json import parse_fio_json
-from stackprobe.kinds.fio.disk_baseline import fio_argv
+from stackprobe.kinds.fio.disk_baseline import DiskBaselineStep, fio_argv
 from stackprobe.kinds.fio.fio_fleet import client_args, host_of_job, merge_clients
 from stackprobe.kinds.network.network import choose_pairs, nic_of
 
@@ -58,8 +58,9 @@ def test_merge_without_histograms_gives_no_percentiles():
 
 
 def test_disk_baseline_argv_has_common_options_global_and_one_job_per_target():
-    p = {"rw": "read", "bs": "1M", "iodepth": 16, "runtime": 5, "size": "256M"}
-    argv = fio_argv(p, [("t1", "device", "/dev/vdb"), ("t2", "directory", "/srv/a b;x")])
+    spec = DiskBaselineStep(kind="disk_baseline", rw="read", bs="1M", iodepth=16, runtime=5,
+                            size="256M")
+    argv = fio_argv(spec, [("t1", "device", "/dev/vdb"), ("t2", "directory", "/srv/a b;x")])
     first = argv.index("--name=t1")
     assert "--direct=1" in argv[:first] and "--rw=read" in argv[:first]
     assert argv[first:] == ["--name=t1", "--filename=/dev/vdb", "--name=t2",

@@ -17,6 +17,7 @@ import pytest
 
 from conftest import run_cli
 from stackprobe.kinds.fio.fio_job import build_metadata_job, metadata_dirs
+from stackprobe.kinds.hpc.io500_like import Io500LikeStep
 from stackprobe.kinds.hpc.io500_like_jobs import PHASES, phase_job
 
 pytestmark = pytest.mark.slow
@@ -157,8 +158,8 @@ def test_hard_write_interleaves_processes_in_one_file(tmp_path):
     import subprocess
 
     (tmp_path / "ior-hard").mkdir()
-    params = {"numjobs": 3, "hard_transfers": 5}
-    job = phase_job("ior-hard-write", params, str(tmp_path))
+    spec = Io500LikeStep(kind="io500_like", numjobs=3, hard_transfers=5)
+    job = phase_job("ior-hard-write", spec, str(tmp_path))
     job = job.replace("[ior-hard-write]", "buffer_pattern=0x00\n[ior-hard-write]")
     job += "verify=pattern\nverify_pattern=%o\ndo_verify=0\n"  # each block stamped with its offset
     (tmp_path / "h.fio").write_text(job)

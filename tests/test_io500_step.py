@@ -16,13 +16,12 @@ from conftest import FIXTURES
 
 from stackprobe.errors import UserError
 from stackprobe.schema.records import MdtestRecord
-from stackprobe.spec.planned import PlannedStep
+from stackprobe.plan.expand import one_step
 from stackprobe.kinds.context import StepContext, TargetInfo
-from stackprobe.kinds.hpc.io500 import CONFIG_FILE, Io500Runner, data_dir, result_dir
+from stackprobe.kinds.hpc.io500 import CONFIG_FILE, Io500Runner, Io500Step, data_dir, result_dir
 from stackprobe.kinds.hpc.io500_config import io500_argv, io500_config, tool_argv
-from stackprobe.kinds.hpc.lustre import apply_stripes, setstripe_argv
+from stackprobe.kinds.lustre import Stripe, apply_stripes, setstripe_argv
 from stackprobe.store.rundir import RunDir
-from stackprobe.suite.models import Io500Step, Stripe
 from stackprobe.transport.local import LocalTransport
 
 MPI = ["mpirun", "--allow-run-as-root", "-np", "4", "--hostfile", "hosts"]
@@ -30,11 +29,9 @@ MDTEST_OUT = FIXTURES / "public" / "mdtest" / "mdtest-4.1.0dev_io500-2025_hard-w
 IO500_SUMMARY = FIXTURES / "public" / "io500" / "io500-isc24_v3_result_summary.txt"
 
 
-def params_of(**fields) -> dict:
-    """A step's parameters as the planner hands them over: the model's values, dumped."""
-    step = Io500Step(kind="io500", **fields)
-    return step.model_dump(exclude_none=True,
-                           exclude={"kind", "name", "title", "layer", "repeat", "hosts", "timeout"})
+def params_of(**fields) -> Io500Step:
+    """A step's spec as the planner hands it over: validated like a suite's."""
+    return Io500Step(kind="io500", **fields)
 
 
 def read_ini(text: str) -> configparser.ConfigParser:
@@ -47,8 +44,7 @@ def read_ini(text: str) -> configparser.ConfigParser:
 @pytest.fixture
 def make_ctx(tmp_path):
     def make(**fields) -> StepContext:
-        step = PlannedStep(index=1, name="io500", kind="io500", title="io500", layer="client",
-                           params=params_of(**fields))
+        step = one_step({"kind": "io500", **fields})
         run_dir = RunDir.create(tmp_path / "runs", "io500-test")
         scratch = tmp_path / "scratch"
         scratch.mkdir(exist_ok=True)

@@ -19,9 +19,8 @@ from rich.console import Console
 
 from conftest import run_cli
 from html_report_helpers import SvgCensus, chromium, open_offline
-from stackprobe.analysis.ceilings import ladder
 from stackprobe.report.html import to_html
-from stackprobe.report.ladder_tables import TITLE, ladder_table
+from stackprobe.report.ladder_tables import TITLE, ladder_table, run_ladder
 from stackprobe.report.render import extra_tables, to_csv, to_json, to_markdown
 from stackprobe.report.terminal import print_summary
 from stackprobe.schema.results import RunInfo, RunResults, StepResult
@@ -85,7 +84,7 @@ def test_markdown_has_the_ladder_table():
     assert slow[5].startswith("NIC link: slower NIC of the pair")
     assert fast[3:5] == ["91%", "NIC link"]
     # the sentences under the table, whole (with the suspects the cells leave out)
-    for rung in ladder(results):
+    for rung in run_ladder(results):
         assert f"_{rung.verdict}_" in md
     assert "host/controller layer of h1 (HBA, backplane, PCIe link) limits" in md
     # first among the extra tables: right after the summary
@@ -195,7 +194,7 @@ def test_html_ladder_section_chart_and_sentences():
     assert len(pairs) == 3
     assert len(_by_class(svg, "rect", "bar-ref")) == 3 and len(_by_class(svg, "rect", "bar-value")) == 3
     texts = [[t.text for t in g.iter(f"{SVG}text")] for g in pairs]  # without tooltips
-    rungs = ladder(results)
+    rungs = run_ladder(results)
     for rung, words in zip(rungs, texts):
         assert words[0] == rung.name
         assert rung.fmt(rung.ceiling) in words and rung.fmt(rung.measured) in words

@@ -25,7 +25,7 @@ from stackprobe import redact
 from stackprobe.redact import REDACTED, Redactor, redact_env, redact_patterns, secret_name
 from stackprobe.schema.results import CommandRecord, RunInfo, RunResults, StepResult
 from stackprobe.store.rundir import RunDir, load_results
-from stackprobe.suite.models import CephSettings
+from stackprobe.spec.ceph import CephSettings
 from stackprobe.transport.base import CommandResult
 
 

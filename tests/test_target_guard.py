@@ -13,12 +13,15 @@ import json
 import os
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, run_cli
 
 from stackprobe.errors import UserError
+from stackprobe.engine.preflight import guard_targets, plan_guard_inputs
+from stackprobe.plan.expand import one_step
 from stackprobe.spec.planned import PlannedStep
 from stackprobe.safety import device_probes as bd
 from stackprobe.safety import job_paths as fjp
@@ -115,12 +118,11 @@ def test_includes_are_followed_when_absolute_and_refused_otherwise(tmp_path):
 
 
 def step(index: int, params: dict, kind: str = "fio", hosts: tuple[str, ...] = ()) -> PlannedStep:
-    return PlannedStep(index=index, name=f"s{index}", kind=kind, title="t", layer="disk",
-                       params=params, hosts=hosts)
+    return one_step({"kind": kind, "name": f"s{index}", **params}, index=index, hosts=hosts)
 
 
 def test_stackprobe_built_jobs_stay_in_the_scratch_directory():
-    uses, refusals = fjp.plan_uses([step(1, {"rw": "randwrite", "bs": "4k", "size": "1M"})], str)
+    uses, refusals = plan_guard_inputs([step(1, {"rw": "randwrite", "bs": "4k", "size": "1M"})], str)
     assert (uses, refusals) == ([], [])
 
 
@@ -128,7 +130,7 @@ def test_options_that_leave_the_scratch_directory_are_refused():
     """The suite models refuse `filename` outside the target, but not the other path options."""
     plan = [step(1, {"rw": "write", "options": {"filename_format": "../../x.$jobnum"}}),
             step(2, {"rw": "write", "options": {"write_bw_log": "/etc/bw"}})]
-    uses, refusals = fjp.plan_uses(plan, str)
+    uses, refusals = plan_guard_inputs(plan, str)
     assert refusals == ["step 01-s1: option: filename_format=../../x.$jobnum: leaves the step's "
                         "scratch directory (${STACKPROBE_DIR}/../../x.0) — use a relative path "
                         "below it or ${STACKPROBE_DIR}/..., or a raw device"]
@@ -140,7 +142,7 @@ def test_options_that_leave_the_scratch_directory_are_refused():
 def test_a_user_job_file_that_escapes_is_refused_line_by_line(tmp_path):
     job = tmp_path / "esc.fio"
     job.write_text("[global]\ndirectory=../..\n[a]\nrw=write\nfilename=f:../g\n")
-    _, refusals = fjp.plan_uses([step(1, {"job_file": str(job)})], lambda p: Path(p).read_text())
+    _, refusals = plan_guard_inputs([step(1, {"job_file": str(job)})], lambda p: Path(p).read_text())
     assert refusals == [f"step 01-s1: job file {job} line 2: directory=../.. + job file {job} "
                         "line 5: filename=f:../g: leaves the step's scratch directory "
                         "(../../f, ../../../g) — use a relative path below it or "
@@ -167,10 +169,11 @@ def test_unlink_on_a_device_and_writes_to_character_devices_are_refused():
 def test_disk_baseline_never_writes_devices():
     hosts = HostsFile.model_validate({"hosts": [{"name": "n1", "address": "192.0.2.1",
                                                  "devices": ["/dev/sdb"]}]})
+    hand_made = step(3, {"rw": "read"}, "disk_baseline", ("n1",))  # rw=randrw: not in a suite
     plan = [step(1, {"rw": "write"}, "disk_baseline", ("n1",)),  # its runner skips devices
             step(2, {"rw": "read"}, "disk_baseline", ("n1",)),
-            step(3, {"rw": "randrw"}, "disk_baseline", ("n1",))]  # only a hand-made plan
-    assert fjp.baseline_refusals(plan, hosts) == [
+            replace(hand_made, spec=hand_made.spec.model_copy(update={"rw": "randrw"}))]
+    assert plan_guard_inputs(plan, str, hosts)[1] == [
         "step 03-s3: disk_baseline rw=randrw would write /dev/sdb — baselines only read devices"]
 
 
@@ -324,7 +327,7 @@ def job_plan(tmp_path: Path, dev: str, rw: str = "randwrite", index: int = 1
 
 def refusal(plan, transport, destroy=()) -> str:
     with pytest.raises(UserError) as exc:
-        tg.guard_targets(plan, transport, destroy)
+        guard_targets(plan, transport, destroy)
     assert "\n" not in str(exc.value)
     return str(exc.value)
 
@@ -337,7 +340,7 @@ def test_a_clean_device_is_refused_as_empty_then_allowed_by_name(tmp_path):
                    "but writing a raw device destroys whatever is on it — name it with "
                    "--destroy-data /dev/loop0 to allow")
     t = RecordedTransport(idle=True)
-    warnings = tg.guard_targets(plan, t, ["/dev/loop0", "/dev/loop5"])
+    warnings = guard_targets(plan, t, ["/dev/loop0", "/dev/loop5"])
     assert warnings == [
         "--destroy-data /dev/loop5: no step writes this device; nothing was destroyed on it",
         "/dev/loop0: written by step 01-s1: rw=randwrite as allowed by --destroy-data "
@@ -402,13 +405,13 @@ def test_a_symlink_is_resolved_and_partitions_are_listed(tmp_path):
 
 def test_reads_of_devices_need_no_permission(tmp_path):
     t = RecordedTransport()
-    assert tg.guard_targets(job_plan(tmp_path, "/dev/loop3", "randread"), t) == []
+    assert guard_targets(job_plan(tmp_path, "/dev/loop3", "randread"), t) == []
     assert not any(argv[0] in ("lsblk", "blkid", "wipefs") for argv in t.calls)
 
 
 def test_a_plan_without_absolute_paths_probes_nothing():
     t = RecordedTransport()
-    assert tg.guard_targets([step(1, {"rw": "randwrite"})], t) == []
+    assert guard_targets([step(1, {"rw": "randwrite"})], t) == []
     assert t.calls == []
 
 
@@ -584,9 +587,9 @@ def test_real_symlink_to_a_device(loops, tmp_path):
     link.symlink_to(dev)
     plan = job_plan(tmp_path, str(link))
     with pytest.raises(UserError, match=rf"^{link} \({dev}\): refusing to write .* it looks empty"):
-        tg.guard_targets(plan, LocalTransport())
+        guard_targets(plan, LocalTransport())
     for named in (dev, str(link)):  # the device by either name
-        warnings = tg.guard_targets(plan, LocalTransport(), [named])
+        warnings = guard_targets(plan, LocalTransport(), [named])
         assert warnings == [f"{link} ({dev}): written by step 01-s1: rw=randwrite as allowed by "
                             "--destroy-data (it held: no recognisable signature)"]
 

@@ -18,11 +18,12 @@ Naming the bottleneck:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from stackprobe.analysis.ladder_inputs import DiskScaling, LowerRungs, Osd, Pool, lower_rungs
 from stackprobe.schema.results import RunResults, StepResult
-from stackprobe.units import fmt_bw, fmt_iops, parse_size
+from stackprobe.units import fmt_bw, fmt_iops
 
 GOOD_EFFICIENCY = 0.70  # at or above: the lowest lower rung is what limits
 OVER_CEILING = 1.05  # above: cache or a wrong input
@@ -138,20 +139,30 @@ def link_pair(client_mbps: float, server_mbps: float) -> float:
 
 # ---------------------------------------------------------------- the ladder
 
-def ladder(results: RunResults) -> list[Rung]:
-    """Every upper-rung result of the run with its ceiling, in ladder order."""
+@dataclass(frozen=True)
+class ClusterIo:
+    """A step that loads a storage cluster from its client, as its kind describes it
+    (`Kind.cluster_io`): the block size (IOPS rungs at or below 64 KiB) and how a record is
+    named (by its job, when each record is a separate run: rados bench's modes)."""
+
+    block_bytes: int | None
+    label_by_job: bool = False
+
+
+def ladder(results: RunResults,
+           cluster_io: Callable[[StepResult], ClusterIo | None]) -> list[Rung]:
+    """Every upper-rung result of the run with its ceiling, in ladder order: each host's
+    disks together, each network pair, each step that loads the cluster (`cluster_io`)."""
     low = lower_rungs(results)
     rungs: list[Rung] = []
     for step in results.steps:
         if step.status != "ok":
             continue
-        if step.kind == "disk_baseline":
-            rungs += [_disk_rung(d, low) for d in low.disks if d.step == step.id]
-        elif step.kind == "network":
-            rungs += _network_rungs(step, low)
-        elif step.kind in ("rados_bench", "rbd_bench") or (
-                step.kind == "fio" and step.params.get("target") in ("rbd", "cephfs")):
-            rungs += _ceph_rungs(step, low)
+        rungs += [_disk_rung(d, low) for d in low.disks if d.step == step.id]
+        rungs += _network_rungs(step, low)
+        io = cluster_io(step)
+        if io is not None:
+            rungs += _ceph_rungs(step, io, low)
     return rungs
 
 
@@ -207,20 +218,20 @@ def _nic(low: LowerRungs, host: str) -> str:
     return f"{host} {name + ' ' if name else ''}{low.nic_mbps[host] / 1000:g} Gbit/s"
 
 
-def _ceph_rungs(step: StepResult, low: LowerRungs) -> list[Rung]:
+def _ceph_rungs(step: StepResult, io: ClusterIo, low: LowerRungs) -> list[Rung]:
     """One rung per direction the step measured (and per rados bench mode)."""
     rungs = []
+    block = io.block_bytes
     for rec in step.records:
         if getattr(rec, "type", None) != "io":
             continue
         for direction, stats in rec.directions():
-            block = _block_bytes(step)
             small = block is not None and block <= SMALL_BLOCK
             metric = "iops" if small else "bw"
             measured = stats.iops if small else stats.bw_bytes
             if not measured:
                 continue
-            label = rec.job if step.kind == "rados_bench" else direction
+            label = rec.job if io.label_by_job else direction
             rung = Rung(name=f"{step.title}: {label}", step=step.id,
                         layer=step.layer, metric=metric, measured=measured,
                         between="storage software and client (Ceph OSD/RADOS path, client "
@@ -230,17 +241,6 @@ def _ceph_rungs(step: StepResult, low: LowerRungs) -> list[Rung]:
             _ceph_terms(rung, low, write=direction == "write", block=block)
             rungs.append(rung)
     return rungs
-
-
-def _block_bytes(step: StepResult) -> int | None:
-    p = step.params
-    for key in ("block_size", "io_size", "bs"):
-        if key in p:
-            try:
-                return parse_size(p[key])
-            except ValueError:
-                return None
-    return None
 
 
 def _ceph_terms(rung: Rung, low: LowerRungs, *, write: bool, block: int | None) -> None:

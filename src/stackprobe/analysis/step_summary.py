@@ -19,8 +19,8 @@ from stackprobe.schema.records import (
     SloRecord,
 )
 from stackprobe.schema.results import IoGroupSummary, StepSummary
+from stackprobe.schema.sentinels import FLEET_HOST
 
-FLEET_HOST = "all clients"  # the host of a fio fleet's merged record (runners/fio_fleet.py)
 
 
 def summarise_step(headline: str | None, records: Sequence[object],

@@ -19,7 +19,7 @@ from stackprobe.schema.records import (
     MdtestRecord,
     NetRecord,
 )
-from stackprobe.report.io500_tables import phase_table, score_sentence
+from stackprobe.tables.io500 import phase_table, score_sentence
 from stackprobe.report.terminal import rich_table
 from stackprobe.units import fmt_bw, fmt_iops, fmt_ns
 

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from stackprobe.plan.expand import expand
-from stackprobe.report.table import workload_text
+from stackprobe.kinds import registry
 from stackprobe.engine.preflight import space_needed
 from stackprobe.suite.loader import load_hosts, load_suite
 from stackprobe.units import fmt_bytes, fmt_seconds
@@ -28,7 +28,7 @@ def plan(
     for col in ("Step", "Kind", "Layer", "Title", "Workload", "Hosts", "Est. time", "Test data"):
         table.add_column(col, justify="right" if col in ("Est. time", "Test data") else "left")
     for s in steps:
-        table.add_row(s.id, s.kind, s.layer, s.title, workload_text(s.params),
+        table.add_row(s.id, s.kind, s.layer, s.title, registry.kind(s.kind).workload_text(s.params),
                       ", ".join(s.hosts) or "local", fmt_seconds(s.estimate_s), fmt_bytes(s.space_bytes) if s.space_bytes else "")
     console.print(table)
     total = sum(s.estimate_s for s in steps)

@@ -28,7 +28,7 @@ from stackprobe.spec.planned import PlannedStep
 from stackprobe.kinds.context import StepContext, StepOutcome, TargetInfo, command_record
 from stackprobe.kinds.ceph.session import CephSession
 from stackprobe.engine.per_node import combine_hosts
-from stackprobe.kinds.registry import runner_for
+from stackprobe.kinds import registry
 from stackprobe.engine.step_monitor import StepMonitors
 from stackprobe.store.index import record_run
 from stackprobe.schema.results import CommandRecord, RunInfo, RunResults, StepResult
@@ -37,8 +37,8 @@ from stackprobe.transport.base import CommandResult, Transport
 from stackprobe.transport.fleet import Fleet, HostHandle
 
 MIN_STEP_TIMEOUT_S = 120.0
-DONE = ("ok", "partial", "failed")
-MONITOR_MIN_S = 3600.0  # sadc ends by itself at the latest this long after its step started  # a step in one of these states is complete: resume keeps it
+DONE = ("ok", "partial", "failed")  # a step in one of these states is complete: resume keeps it
+MONITOR_MIN_S = 3600.0  # sadc ends by itself at the latest this long after its step started
 SESSION_DIR = "ceph-session"  # steps/<this>/ holds the Ceph setup/teardown commands
 
 
@@ -283,7 +283,7 @@ class Executor:
     def _run_repetitions(self, step: PlannedStep, make_ctx) -> tuple[StepOutcome, list[CommandRecord]]:
         """Run the step once, or again and again as its repeat plan says; cleanup once at
         the end (a read workload's files are laid out once for all repetitions)."""
-        runner = runner_for(step.kind)
+        runner = registry.kind(step.kind).runner()
         plan = step.repeat
         reps: list[int | None] = [None] if plan is None else list(range(1, plan.max + 1))
         records, warnings, notes, commands, values = [], [], [], [], []

@@ -24,15 +24,17 @@ from stackprobe.engine.preflight import (
     check_space,
     check_target,
     check_tools,
+    guard_targets,
     make_scratch,
+    required_tools,
     supports_direct_io,
 )
-from stackprobe.safety.guard import guard_targets
-from stackprobe.engine.tools import BY_NAME, MEMORY_TOOLS, tool_version
+from stackprobe.engine.tools import by_name
+from stackprobe.transport.tools import tool_version
 from stackprobe.schema.results import RunResults
 from stackprobe.store.rundir import RunDir, load_results, new_run_id
 from stackprobe.spec.hosts import HostsFile
-from stackprobe.suite.models import CephSettings
+from stackprobe.spec.ceph import CephSettings
 from stackprobe.transport.base import Transport
 from stackprobe.transport.fleet import Fleet
 
@@ -60,13 +62,13 @@ def launch(
     """Run the plan; return its results and run directory. UserError before any load.
     `resume`: an existing run directory whose completed steps are kept (cli/resume_cmd.py)."""
     _check_hosts_given(plan, hosts)
-    local_plan = [s for s in plan if not s.hosts or s.kind == "fio"]  # fio fleet: client here
-    needed = check_tools(transport, local_plan)
+    here = [s for s in plan if not s.hosts]
+    needed = check_tools(transport, required_tools(here) + required_tools(  # fleets' drivers
+        [s for s in plan if s.hosts], controller=True))
     check_target(target_base)
-    check_space(target_base, [s for s in plan if not s.hosts])
-    if any(step.kind == "memory" for step in local_plan):
-        needed = needed + [t for t in MEMORY_TOOLS if t not in needed]
-    versions = {name: v for name in needed if (v := tool_version(transport, BY_NAME[name]))}
+    check_space(target_base, here)
+    tools = by_name()
+    versions = {name: v for name in needed if (v := tool_version(transport, tools[name]))}
     previous = load_results(resume) if resume is not None else None
     run_id = previous.run.id if previous is not None else new_run_id(settings.suite_name)
     warnings: list[str] = guard_targets(plan, transport, destroy_data, hosts)  # before any load
@@ -129,7 +131,7 @@ def _open_fleet(plan: Sequence[PlannedStep], hosts: HostsFile, run_id: str) -> F
     def tools(h) -> str | None:
         steps = [s for s in plan if h.name in s.hosts]
         try:
-            check_tools(h.transport, steps)
+            check_tools(h.transport, required_tools(steps))
         except UserError as exc:
             return f"{h.name}: {exc}"
         return None

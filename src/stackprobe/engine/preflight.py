@@ -1,7 +1,9 @@
-"""Checks made before any load: tools present, target writable, enough free space.
+"""Checks made before any load: tools present, target writable, enough free space, and
+no write to a device or outside the run's directory unless allowed (the target guard).
 
 Each failure is a UserError saying what is wrong and what to do, so a run never dies
-ten minutes in for a reason that was knowable at the start.
+ten minutes in for a reason that was knowable at the start. What each step needs comes
+from its kind (tools, the paths its jobs open); the checks themselves are here.
 """
 
 from __future__ import annotations
@@ -10,52 +12,79 @@ import errno
 import mmap
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from stackprobe.engine.tools import apt_line
 from stackprobe.errors import UserError
+from stackprobe.kinds import registry
+from stackprobe.safety.guard import check_targets
+from stackprobe.safety.job_paths import JobFileError, Use
+from stackprobe.spec.hosts import HostsFile
 from stackprobe.spec.planned import PlannedStep
-from stackprobe.engine.tools import (
-    MEMORY_TOOLS,
-    NEEDED_BY_FIO_ON,
-    NEEDED_BY_KIND,
-    apt_line,
-    has_tool,
-)
+from stackprobe.spec.tools import AnyOf, Need
 from stackprobe.transport.base import Transport
+from stackprobe.transport.tools import has_tool
 from stackprobe.units import fmt_bytes
 
 SPACE_MARGIN_BYTES = 64 * 1024**2
 SPACE_MARGIN_FRACTION = 0.05
 
 
-def required_tools(plan: Sequence[PlannedStep]) -> list[str]:
-    needed: list[str] = []
+def required_tools(plan: Sequence[PlannedStep], controller: bool = False) -> list[Need]:
+    """What the steps need where they run, in plan order, once each; `controller`: what
+    this machine needs to drive the steps that run on hosts (a fleet's `fio --client`)."""
+    needed: list[Need] = []
     for step in plan:
-        names = NEEDED_BY_KIND.get(step.kind, ())
-        if step.kind in ("fio", "slo", "metadata", "io500_like"):
-            names = names + NEEDED_BY_FIO_ON.get(step.params.get("target", "local"), ())
-        for name in names:
-            if name not in needed:
-                needed.append(name)
-        if step.kind == "memory" and step.params.get("tool", "auto") != "auto":
-            if step.params["tool"] not in needed:
-                needed.append(step.params["tool"])
+        kind = registry.kind(step.kind)
+        names = kind.controller_needs(step.spec) if controller else kind.needs(step.spec)
+        needed += [n for n in names if n not in needed]
     return needed
 
 
-def check_tools(transport: Transport, plan: Sequence[PlannedStep]) -> list[str]:
-    """The tools the plan needs; UserError naming the apt-get line when some are missing."""
-    needed = required_tools(plan)
-    missing = [t for t in needed if not has_tool(transport, t)]
-    wants_any_memory = any(
-        s.kind == "memory" and s.params.get("tool", "auto") == "auto" for s in plan
-    )
-    if wants_any_memory and not any(has_tool(transport, t) for t in MEMORY_TOOLS):
-        missing.append(MEMORY_TOOLS[0])
+def check_tools(transport: Transport, needs: Sequence[Need]) -> list[str]:
+    """The tools to record versions of (every one needed, and every one of an AnyOf);
+    UserError naming the apt-get line when some are missing."""
+    missing: list[str] = []
+    names: list[str] = []
+    for need in needs:
+        if isinstance(need, AnyOf):
+            names += [n for n in need.names if n not in names]
+            if not any(has_tool(transport, n) for n in need.names):
+                missing.append(need.names[0])
+        else:
+            names += [need] if need not in names else []
+            if not has_tool(transport, need):
+                missing.append(need)
     if missing:
         raise UserError(f"{', '.join(missing)} not installed: run `{apt_line(missing)}`")
-    return needed
+    return names
+
+
+def guard_targets(plan: Sequence[PlannedStep], transport: Transport,
+                  destroy_data: Sequence[str] = (), hosts: HostsFile | None = None,
+                  read: Callable[[str], str] | None = None) -> list[str]:
+    """The target guard (safety/guard.py) over the paths every step's jobs open, as its
+    kind reads them; warnings for the run, UserError naming every refusal."""
+    reader = read or (lambda p: Path(p).read_text(encoding="utf-8"))
+    uses, refusals = plan_guard_inputs(plan, reader, hosts)
+    return check_targets(uses, refusals, transport, destroy_data)
+
+
+def plan_guard_inputs(plan: Sequence[PlannedStep], read: Callable[[str], str],
+                      hosts: HostsFile | None = None) -> tuple[list[Use], list[str]]:
+    """Every step's paths to probe and its refusals known without probing (pure)."""
+    uses: list[Use] = []
+    refusals: list[str] = []
+    for step in plan:
+        try:
+            found, refused = registry.kind(step.kind).guard_inputs(step, read, hosts)
+        except (JobFileError, OSError) as exc:
+            refusals.append(f"step {step.id}: {exc}")
+            continue
+        uses += found
+        refusals += refused
+    return uses, refusals
 
 
 def space_needed(plan: Sequence[PlannedStep]) -> tuple[int, PlannedStep | None]:

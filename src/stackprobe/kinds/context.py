@@ -36,6 +36,9 @@ class TargetInfo:
     remote: bool = False  # root is on a host reached through the transport, not here
 
 
+STOPPED = "stopped by the user"  # the error of a step the user interrupted
+
+
 @dataclass
 class StepOutcome:
     status: str  # ok | failed | interrupted
@@ -47,6 +50,12 @@ class StepOutcome:
     # structured findings the report draws: 'consistency' (per-node figures compared),
     # 'network' (the pair matrix), 'disk_scaling' (singles vs all at once)
     findings: dict = field(default_factory=dict)
+
+    @classmethod
+    def stopped(cls, records: list[Record] | None = None,
+                warnings: list[str] | None = None) -> StepOutcome:
+        """The step the user interrupted, with what it measured until then."""
+        return cls("interrupted", list(records or []), STOPPED, list(warnings or []))
 
 
 @dataclass
@@ -72,6 +81,11 @@ class StepContext:
                            fleet=self.fleet, host=self.host)
 
     @property
+    def on_cephfs(self) -> bool:
+        """The step works in the run's CephFS directory (a ceph-fuse mount made for it)."""
+        return self.step.ceph is not None and self.step.ceph.cephfs
+
+    @property
     def base_dir(self) -> Path:
         """The step's directory in the run (file names in results are relative to it)."""
         return self.run_dir.step_dir(self.step.id)
@@ -90,7 +104,7 @@ class StepContext:
     def work_dir(self) -> Path:
         """Where this step's test files go (removed by cleanup): under the run's scratch
         directory, or under the run's directory in the CephFS for `target: cephfs`."""
-        if self.step.params.get("target") == "cephfs" and self.ceph is not None:
+        if self.on_cephfs and self.ceph is not None:
             return self.ceph.cephfs_dir() / self.step.id
         return self.target.root / self.step.id
 
@@ -144,7 +158,7 @@ class Runner(Protocol):
 
 def remove_work_dir(ctx: StepContext) -> None:
     """Remove the step's test files: only the directory stackprobe made for this step."""
-    if ctx.step.params.get("target") == "cephfs" and (ctx.ceph is None or ctx.ceph.mount_dir is None):
+    if ctx.on_cephfs and (ctx.ceph is None or ctx.ceph.mount_dir is None):
         return  # never mounted: nothing was written
     work = ctx.work_dir
     if ctx.target.remote:  # on a host: rm there, only below the run's scratch directory

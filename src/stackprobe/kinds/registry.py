@@ -1,40 +1,106 @@
-"""Step kind -> runner. Adding a tool means adding a module and one line here."""
+"""The step kinds, found where they live, looked up by name.
+
+Every module of a tool-family package (kinds/host, kinds/fio, ...) that defines `KIND`, an
+instance of a Kind subclass, is a step kind: adding one means adding its module, nothing
+here. Everything that lists kinds — the suite's Step union, `doctor`'s tools, the
+packages the Makefile installs, the layer and host mode of a step — asks this module.
+
+A name no module declares (a results.json from a kind that no longer exists) gets the
+`Kind` defaults: rows from its records, no tables, nothing to compare beyond its params.
+"""
 
 from __future__ import annotations
 
-from stackprobe.kinds.context import Runner
-from stackprobe.kinds.ceph.ceph_inventory import CephInventoryRunner
-from stackprobe.kinds.host.cpu import CpuRunner
-from stackprobe.kinds.fio.disk_baseline import DiskBaselineRunner
-from stackprobe.kinds.fio.fio import FioRunner
-from stackprobe.kinds.host.inventory import InventoryRunner
-from stackprobe.kinds.hpc.io500 import Io500Runner
-from stackprobe.kinds.hpc.io500_like import Io500LikeRunner
-from stackprobe.kinds.host.memory import MemoryRunner
-from stackprobe.kinds.fio.metadata import MetadataRunner
-from stackprobe.kinds.network.network import NetworkRunner
-from stackprobe.kinds.ceph.osd_bench import OsdBenchRunner
-from stackprobe.kinds.ceph.rados_bench import RadosBenchRunner
-from stackprobe.kinds.ceph.rbd_bench import RbdBenchRunner
-from stackprobe.kinds.fio.slo import SloRunner
+import importlib
+import pkgutil
+from functools import cache
+from typing import Annotated, Union
 
-RUNNERS: dict[str, Runner] = {
-    "inventory": InventoryRunner(),
-    "memory": MemoryRunner(),
-    "fio": FioRunner(),
-    "metadata": MetadataRunner(),
-    "ceph_inventory": CephInventoryRunner(),
-    "osd_bench": OsdBenchRunner(),
-    "rados_bench": RadosBenchRunner(),
-    "rbd_bench": RbdBenchRunner(),
-    "slo": SloRunner(),
-    "cpu": CpuRunner(),
-    "disk_baseline": DiskBaselineRunner(),
-    "network": NetworkRunner(),
-    "io500": Io500Runner(),
-    "io500_like": Io500LikeRunner(),
-}
+from pydantic import Field
+
+from stackprobe.kinds.contract import Kind
+from stackprobe.spec.steps import LAYERS, StepSpec
+from stackprobe.spec.tools import Tool
+
+FAMILIES = ("host", "fio", "network", "ceph", "hpc")
 
 
-def runner_for(kind: str) -> Runner:
-    return RUNNERS[kind]
+@cache
+def kinds() -> tuple[Kind, ...]:
+    """Every kind, by family (FAMILIES), then by module name."""
+    found: list[Kind] = []
+    for family in FAMILIES:
+        package = importlib.import_module(f"stackprobe.kinds.{family}")
+        for info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            kind = getattr(module, "KIND", None)
+            if isinstance(kind, Kind):
+                if kind.family != family:
+                    raise TypeError(f"{module.__name__}: kind {kind.name} says family "
+                                    f"{kind.family}")
+                found.append(kind)
+    names = [k.name for k in found]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise TypeError(f"step kinds declared twice: {', '.join(duplicates)}")
+    return tuple(found)
+
+
+@cache
+def _by_name() -> dict[str, Kind]:
+    return {k.name: k for k in kinds()}
+
+
+class _Unknown(Kind):
+    """What a results.json names but no module declares any more."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name  # type: ignore[misc]
+
+
+def kind(name: str) -> Kind:
+    """The kind called `name`; the contract's defaults for a name nobody declares."""
+    return _by_name().get(name) or _Unknown(name)
+
+
+def known(name: str) -> bool:
+    return name in _by_name()
+
+
+def names() -> list[str]:
+    return [k.name for k in kinds()]
+
+
+@cache
+def step_union():
+    """The suite model's `steps` item: one of the kinds' models, told apart by `kind`."""
+    models = tuple(k.spec for k in kinds())
+    return Annotated[Union[models], Field(discriminator="kind")]  # noqa: UP007 - dynamic
+
+
+def prelude(session: str) -> Kind | None:
+    """The kind recorded before the first step of a session (ceph: the cluster inventory)."""
+    return next((k for k in kinds() if k.prelude_of == session), None)
+
+
+def tools() -> list[Tool]:
+    """Every tool a kind may drive, once each, in the kinds' order."""
+    out: dict[str, Tool] = {}
+    for k in kinds():
+        for t in k.tools:
+            out.setdefault(t.name, t)
+    return list(out.values())
+
+
+def packages() -> set[str]:
+    """The Debian packages of the kinds' tools."""
+    return {t.package for t in tools()}
+
+
+def layer_order(layer: str) -> int:
+    return LAYERS.index(layer) if layer in LAYERS else len(LAYERS)
+
+
+def spec_model(name: str) -> type[StepSpec] | None:
+    k = _by_name().get(name)
+    return k.spec if k is not None else None

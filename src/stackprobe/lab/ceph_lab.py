@@ -23,12 +23,13 @@ from pathlib import Path
 
 from stackprobe.errors import UserError
 from stackprobe.lab import daemons
+from stackprobe.spec.ceph import LAB_CEPH_DIR
 from stackprobe.lab.ceph_conf import LabConf, conf_text
 from stackprobe.lab.health import LAB_TOLERATED_CHECKS, usable
 from stackprobe.store.rundir import atomic_write
 
 STATE_FILE = "state.json"
-DEFAULT_DIR = Path(".stackprobe") / "lab" / "ceph"
+DEFAULT_DIR = LAB_CEPH_DIR  # the lab cluster a run finds by default (kinds/ceph/target.py)
 FS_NAME = "labfs"
 USABLE_TIMEOUT_S = 180
 MDS_GRACE_S = 2.0  # an MDS lingers ~6 s in a shutdown handshake; the lab has nothing to save

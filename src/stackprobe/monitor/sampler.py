@@ -36,10 +36,13 @@ import posixpath
 from dataclasses import dataclass, field
 
 from stackprobe.parsers.host.sadf_json import MonitorSeries, parse_sadf_json
+from stackprobe.spec.tools import Tool
 from stackprobe.transport.base import Background, CommandResult, Transport
 
 SADC = "/usr/lib/sysstat/sadc"  # Debian/Ubuntu; RHEL-like systems: /usr/lib64/sa/sadc
 SADF = "sadf"
+# sysstat: sadc samples every second, sadf turns its file into JSON
+SYSSTAT = Tool(SADF, "sysstat", (SADF, "-V"), "per-second resource monitoring (sadc, sadf)")
 DATA_FILE = "monitor.sa"
 LOG_FILE = "monitor.sadc.log"
 SADF_OPTIONS = ("-u", "ALL", "-P", "ALL", "-r", "ALL", "-d", "-n", "DEV,EDEV")

@@ -35,11 +35,12 @@ from typing import Any
 
 from stackprobe.analysis.noise import spread, t_975
 from stackprobe.analysis.step_summary import summarise_one
-from stackprobe.spec.planned import FLEET_KINDS
+from stackprobe.kinds import registry
+from stackprobe.kinds.contract import HostMode
 from stackprobe.report.compare_inventory import inventory_differences, run_labels, values_text
 from stackprobe.report.table import Row, summary_rows
 from stackprobe.schema.results import RunResults, StepResult
-from stackprobe.suite.models import LAYERS
+from stackprobe.spec.steps import LAYERS
 from stackprobe.units import parse_size
 
 BEYOND_NOISE = "beyond noise"
@@ -48,14 +49,13 @@ SINGLE_RUN = "single run"
 NO_ROW_SPREAD = "no per-row spread"  # repeated, but the repetitions of this row are unknown
 NOT_IN_RUN = "not in this run"
 
-# How long (or until when) a step measured: a longer run is a more precise figure of the
-# same workload, so these do not split a match; their differences go to the notes.
-DURATION_PARAMS = ("runtime", "ramp_time", "time_based", "seconds", "steady_state")
-# Parameters that never change the load: what a report concludes from the figures
-# (advice, thresholds of flags), the port iperf3 listens on; and lists whose items become
-# rows of their own (memory/metadata operations, rados bench modes), matched row by row.
-NOT_WORKLOAD_PARAMS = ("advice", "min_aggregate", "threshold_pct", "slow_fraction", "asymmetry",
-                       "port", "operations", "modes")
+# Which of a step's parameters are not its workload is its kind's: how long (or until
+# when) it measured (`Kind.duration_fields` — a longer run is a more precise figure of the
+# same workload, so these do not split a match; their differences go to the notes), and
+# what never changes the load (`Kind.verdict_fields`: what a report concludes from the
+# figures, thresholds of flags, the port iperf3 listens on, and lists whose items become
+# rows of their own, matched row by row), nor where it worked (`Kind.place_fields`: a
+# shared mount's path differs from machine to machine, as the --target directory does).
 # fio options that only change what fio writes down, not the I/O it does
 REPORTING_OPTIONS = frozenset({
     "write_bw_log", "write_iops_log", "write_lat_log", "write_hist_log", "log_avg_msec",
@@ -63,13 +63,8 @@ REPORTING_OPTIONS = frozenset({
     "lat_percentiles", "clat_percentiles", "slat_percentiles", "status-interval",
     "status_interval", "output-format", "description", "stats",
 })
-# fio's own defaults: writing them down or leaving them out is the same workload
-FIO_DEFAULTS: dict[str, Any] = {"iodepth": 1, "numjobs": 1, "direct": 0, "rwmixread": 50,
-                                "ioengine": "psync", "target": "local"}
 MIXED_RW = ("rw", "readwrite", "randrw")
 SIZE_PARAMS = ("bs", "size", "block_size", "io_size", "io_total", "bytes", "file_size")
-# kinds whose row names never contain the step's title (so nothing is stripped from them)
-TITLE_FREE_KINDS = ("memory", "cpu", "metadata", "osd_bench", "disk_baseline")
 
 StepKey = tuple[Any, ...]
 RowKey = tuple[Any, ...]
@@ -132,23 +127,25 @@ def run_legend(runs: Sequence[RunResults]) -> list[tuple[str, str]]:
 
 def workload_key(step: StepResult) -> StepKey:
     """What a step loaded the system with, independent of how it was named or titled."""
+    kind = registry.kind(step.kind)
     params = {k: v for k, v in step.params.items()
-              if k not in DURATION_PARAMS and k not in NOT_WORKLOAD_PARAMS}
+              if k not in (*kind.duration_fields, *kind.verdict_fields, *kind.place_fields)}
     options = {k: v for k, v in (params.pop("options", None) or {}).items()
                if k not in REPORTING_OPTIONS}
-    if step.kind in ("fio", "slo"):
-        params = _without_fio_defaults(params)
+    if kind.tool_defaults:
+        params = _without_defaults(params, kind.tool_defaults)
     if "job_file" in params:  # resolved to an absolute path that differs between machines
         params["job_file"] = PurePath(str(params["job_file"])).name
     items = [(k, _canonical(k, v)) for k, v in params.items()]
     items += [(f"options.{k}", _canonical(k, v)) for k, v in options.items()]
-    fleet_size = len(step.hosts) if step.kind in FLEET_KINDS else 0
+    together = kind.hosts in (HostMode.FLEET, HostMode.PAIRS)  # the number of hosts is load
+    fleet_size = len(step.hosts) if together else 0
     return (step.layer, step.kind, tuple(sorted(items)), fleet_size)
 
 
-def _without_fio_defaults(params: dict[str, Any]) -> dict[str, Any]:
+def _without_defaults(params: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
     out = {k: v for k, v in params.items()
-           if not (k in FIO_DEFAULTS and _canonical(k, v) == _canonical(k, FIO_DEFAULTS[k]))}
+           if not (k in defaults and _canonical(k, v) == _canonical(k, defaults[k]))}
     if str(params.get("rw", "")) not in MIXED_RW:
         out.pop("rwmixread", None)  # the read share of a workload that does not mix
     return out
@@ -173,7 +170,7 @@ def _canonical(key: str, value: Any) -> str:
 def _row_place(step: StepResult, row: Row) -> tuple[str, str]:
     """Where a row sits in its step (group or host label, direction), without the title."""
     test = row.test
-    if step.kind not in TITLE_FREE_KINDS and test.startswith(step.title):
+    if registry.kind(step.kind).titled_rows and test.startswith(step.title):
         test = test[len(step.title):]
     return test, row.direction
 
@@ -403,13 +400,19 @@ def _setting_notes(keyed: Sequence[_RunRows], labels: Sequence[str]) -> list[str
         steps = [run.steps.get(key) for run in keyed]
         if sum(s is not None for s in steps) < 2:
             continue
-        for param in DURATION_PARAMS:
+        for param in _duration_fields(steps):
             values = [None if s is None else _setting_text(param, s.params.get(param))
                       for s in steps]
             if len({v for v in values if v is not None}) > 1:
                 counts[(param, values_text(labels, values))] += 1
     return [f"{param} differs: {text} (in {n} matched step{'s' if n > 1 else ''})"
             for (param, text), n in counts.items()]
+
+
+def _duration_fields(steps) -> list[str]:
+    """The duration fields of the matched steps' kind (they share it: the key has it)."""
+    step = next(s for s in steps if s is not None)
+    return list(registry.kind(step.kind).duration_fields)
 
 
 def _setting_text(param: str, value: Any) -> str:

@@ -37,7 +37,7 @@ from stackprobe.report.render import (HEADERS, HEADLINE_CELL, LAYER_TITLES, envi
 from stackprobe.report.table import Row, summary_rows, workload_text
 from stackprobe.tables.text_table import TextTable
 from stackprobe.schema.results import RunResults, StepResult
-from stackprobe.suite.models import LAYERS
+from stackprobe.spec.steps import LAYERS
 from stackprobe.units import fmt_seconds
 
 TEMPLATE = "report.html.j2"
@@ -182,7 +182,7 @@ def _card(step: StepResult, run_dir: Path | None, drawn_with_sweep: bool) -> dic
     charts = ([] if drawn_with_sweep else step_percentiles(step)) + timeline.charts
     return {
         "id": step.id, "anchor": f"step-{step.id}", "title": step.title, "kind": step.kind,
-        "status": step.status, "workload": workload_text(step.params),
+        "status": step.status, "workload": workload_text(step),
         "duration": fmt_seconds(step.duration_s) if step.duration_s is not None else "",
         "hosts": ", ".join(step.hosts), "error": step.error or "",
         "notes": step.notes, "warnings": step.warnings, "hints": step.hints,

@@ -17,6 +17,7 @@ from __future__ import annotations
 from stackprobe.schema.records import SloRecord, percentile_value
 from stackprobe.report.svg import nines, tidy
 from stackprobe.report.svg_charts import Axis, Bar, Line, Point, RefLine, hbar_chart, line_chart
+from stackprobe.kinds import registry
 from stackprobe.report.sweep_tables import sweep_workloads
 from stackprobe.report.table import Row
 from stackprobe.schema.results import DirectionSummary, RunResults, StepResult
@@ -58,7 +59,8 @@ def _guess_metric(row: Row) -> str | None:
 def sweep_curves(results: RunResults) -> list[str]:
     """Throughput against latency for each workload of each sweep (two or more settings)."""
     charts = []
-    for title, unit, points, limit in sweep_workloads(results):
+    for series in sweep_workloads(results):
+        title, unit, points, limit = series.title, series.unit, series.points, series.limit
         if len({p.concurrency for p in points}) < 2:
             continue
         points = sorted(points, key=lambda p: p.concurrency)
@@ -174,7 +176,7 @@ def swept_together(steps: list[StepResult]) -> dict[str, list[StepResult]]:
     """The sweeps among these steps with two or more finished settings, by sweep."""
     by_sweep: dict[str, list[StepResult]] = {}
     for step in steps:
-        if step.sweep and step.status == "ok" and step.kind != "slo":
+        if step.sweep and step.status == "ok" and not registry.kind(step.kind).probe_groups:
             by_sweep.setdefault(step.sweep, []).append(step)
     return {k: v for k, v in by_sweep.items() if len(v) >= 2}
 
@@ -188,5 +190,5 @@ def sweep_percentiles(members: list[StepResult]) -> list[str]:
 
 def step_percentiles(step: StepResult) -> list[str]:
     """A lone step's percentile curves (slo probes are drawn in the knee chart)."""
-    lines = percentile_lines(step) if step.kind != "slo" else []
+    lines = percentile_lines(step) if not registry.kind(step.kind).probe_groups else []
     return percentile_charts(step.title, lines) if lines else []

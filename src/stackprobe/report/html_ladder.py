@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from stackprobe.analysis.ceilings import OVER_CEILING, Rung, ladder
+from stackprobe.analysis.ceilings import OVER_CEILING, Rung
+from stackprobe.report.ladder_tables import run_ladder
 from stackprobe.report.ladder_tables import bottleneck_text, missing_sentences
 from stackprobe.report.svg_charts import BarPair, bar_pairs
 from stackprobe.schema.results import RunResults
@@ -38,7 +39,7 @@ def _pair(r: Rung) -> BarPair:
 def ladder_section(results: RunResults) -> dict[str, Any] | None:
     """The page's ladder section: the chart and the sentences (the table is added by the
     caller, from the same table pool as the other sections); None without upper rungs."""
-    rungs = ladder(results)
+    rungs = run_ladder(results)
     if not rungs:
         return None
     return {

@@ -10,16 +10,22 @@ from __future__ import annotations
 from typing import Any
 
 from stackprobe.analysis.ceilings import Rung, Term, ladder
-from stackprobe.tables.text_table import TextTable
+from stackprobe.kinds import registry
 from stackprobe.schema.results import RunResults
+from stackprobe.tables.text_table import TextTable
 
 TITLE = "The ladder: measured against what the lower rungs allow"
 CELL_MAX = 72  # characters of the "Ceiling from" cell
 HEADERS = ["Rung", "Measured", "Ceiling", "Efficiency", "Bottleneck", "Ceiling from"]
 
 
+def run_ladder(results: RunResults) -> list[Rung]:
+    """The run's ladder, each step's kind saying whether (and how) it loads the cluster."""
+    return ladder(results, lambda step: registry.kind(step.kind).cluster_io(step))
+
+
 def ladder_table(results: RunResults) -> TextTable | None:
-    rungs = ladder(results)
+    rungs = run_ladder(results)
     if not rungs:
         return None
     table = TextTable(TITLE, list(HEADERS), left=(0, 4, 5), wide_only=(5,))
@@ -87,7 +93,7 @@ def missing_sentences(rungs: list[Rung]) -> list[str]:
 
 def ladder_dicts(results: RunResults) -> list[dict[str, Any]]:
     """The report JSON's "ladder": one dict per rung (docs/results-schema.md)."""
-    return [rung_dict(rung) for rung in ladder(results)]
+    return [rung_dict(rung) for rung in run_ladder(results)]
 
 
 def rung_dict(rung: Rung) -> dict[str, Any]:

@@ -11,9 +11,9 @@ import io
 import json
 
 from stackprobe.schema.records import CephInventoryRecord, InventoryRecord
-from stackprobe.report.ceph_tables import ceph_tables
-from stackprobe.report.io500_tables import io500_tables
+from stackprobe.tables.io500 import io500_tables
 from stackprobe.report.host_tables import host_tables
+from stackprobe.report.kind_tables import kind_tables
 from stackprobe.report.ladder_tables import ladder_dicts, ladder_table
 from stackprobe.report.slo_tables import slo_tables
 from stackprobe.report.sweep_tables import sweep_tables
@@ -21,7 +21,7 @@ from stackprobe.tables.text_table import TextTable
 from stackprobe.report.inventory_lines import ceph_lines, inventory_lines
 from stackprobe.report.table import Row, summary_rows
 from stackprobe.schema.results import RunResults
-from stackprobe.suite.models import LAYERS
+from stackprobe.spec.steps import LAYERS
 from stackprobe.units import fmt_bw, fmt_iops, fmt_ns, fmt_seconds
 
 LAYER_TITLES = {
@@ -70,7 +70,7 @@ def extra_tables(results: RunResults) -> list[TextTable]:
     """The tables after the summary: first the ladder (each upper rung against the ceiling
     its lower rungs allow), then the rest in the ladder's order of what they are about."""
     ladder = ladder_table(results)
-    return ([ladder] if ladder else []) + host_tables(results) + ceph_tables(results) + \
+    return ([ladder] if ladder else []) + host_tables(results) + kind_tables(results) + \
         slo_tables(results) + sweep_tables(results) + io500_tables(results)
 
 

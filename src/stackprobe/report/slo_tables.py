@@ -27,11 +27,3 @@ def slo_tables(results: RunResults) -> list[TextTable]:
             table.notes.extend(step.notes)
             tables.append(table)
     return tables
-
-
-def slo_answer(step) -> tuple[SloRecord | None, str | None]:
-    """The step's slo record and the io group label of its answering probe."""
-    rec = next((r for r in step.records if isinstance(r, SloRecord)), None)
-    if rec is None or rec.answer is None:
-        return rec, None
-    return rec, f"{rec.vary}={rec.answer['setting']}"

@@ -18,7 +18,7 @@ from stackprobe.report.render import (
 )
 from stackprobe.report.table import summary_rows
 from stackprobe.schema.results import RunResults
-from stackprobe.suite.models import LAYERS
+from stackprobe.spec.steps import LAYERS
 from stackprobe.units import fmt_seconds
 
 NARROW_COLUMNS = 130

@@ -28,13 +28,12 @@ read devices under /dev but not write them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from stackprobe.errors import UserError
-from stackprobe.spec.planned import PlannedStep
-from stackprobe.spec.hosts import HostsFile
+from stackprobe.spec.tools import Tool
 from stackprobe.transport.base import CommandResult, Transport
 from stackprobe.safety.device_probes import (
     Mount,
@@ -53,13 +52,18 @@ from stackprobe.safety.device_probes import (
     parse_wipefs_table,
 )
 from stackprobe.safety.job_paths import (
-    baseline_refusals,
-    plan_uses,
     Use,
     WORK,
 )
 
 HARMLESS_CHAR_DEVICES = ("/dev/null",)
+# what the guard probes a device with (stat, grep, cat, find come with every Debian)
+PROBE_TOOLS = (
+    Tool("lsblk", "util-linux", ("lsblk", "--version"), "block devices (inventory, guard)"),
+    Tool("blkid", "util-linux", ("blkid", "--version"), "signatures on a device (guard)"),
+    Tool("wipefs", "util-linux", ("wipefs", "--version"), "signatures on a device (guard)"),
+    Tool("ps", "procps", ("ps", "--version"), "who holds a device open (guard)"),
+)
 PROBE_TIMEOUT_S = 60.0
 
 
@@ -339,15 +343,13 @@ def probe_device(transport: Transport, named: str, path: str, majmin: str,
 
 
 # ------------------------------------------------------------------ the guard
-def guard_targets(plan: Sequence[PlannedStep], transport: Transport,
-                  destroy_data: Sequence[str] = (), hosts: HostsFile | None = None,
-                  read: Callable[[str], str] | None = None) -> list[str]:
-    """Check every path the plan's fio jobs open; return warnings for the run (devices
+def check_targets(uses: Sequence[Use], refusals: Sequence[str], transport: Transport,
+                  destroy_data: Sequence[str] = ()) -> list[str]:
+    """Check every path the plan's jobs open (`uses`, gathered from the steps' kinds with
+    the refusals they could make without probing); return warnings for the run (devices
     written with --destroy-data, --destroy-data naming no written device). UserError, one
     line naming every refused path and what was found, before anything is written."""
-    reader = read or (lambda p: Path(p).read_text(encoding="utf-8"))
-    uses, refusals = plan_uses(plan, reader)
-    refusals += baseline_refusals(plan, hosts)
+    refusals = list(refusals)
     for name in destroy_data:
         if not name.startswith("/"):
             refusals.append(f"--destroy-data {name}: give the device's path (/dev/...)")

@@ -1,6 +1,6 @@
 """Which paths a step's fio jobs would write, read from its job file (pure).
 
-The target guard (runners/target_guard.py) needs, for every step, each path fio will open
+The target guard (safety/guard.py) needs, for every step, each path fio will open
 and whether it writes there: the job file's sections with their options (includes followed,
 global sections applied), the files each names (filename lists, filename_format,
 directory lists, opendir, log prefixes, the section's own name), placed relative to the
@@ -15,9 +15,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from stackprobe.spec.planned import PlannedStep
-from stackprobe.kinds.fio.disk_baseline import WRITES as BASELINE_SKIPPED_WRITES
-from stackprobe.kinds.fio.fio_job import build_job
-from stackprobe.spec.hosts import HostsFile
 
 WORK = "${STACKPROBE_DIR}"  # the step's scratch directory, as a job file names it
 # Reads are recognised, not writes: fio also writes for values such as `randwrite,read`,
@@ -176,7 +173,7 @@ def place(path: str) -> str:
     return "outside" if norm == ".." or norm.startswith("../") else "inside"
 
 
-# ------------------------------------------------------------------ the plan's targets (pure)
+# ------------------------------------------------------------------ a step's targets (pure)
 @dataclass(frozen=True)
 class Use:
     """An absolute path outside the scratch directory that a step's job opens."""
@@ -187,42 +184,19 @@ class Use:
     remote: bool
 
 
-def step_jobs(step: PlannedStep, read: Callable[[str], str]) -> list[FioJob]:
-    """The fio jobs of a fio/slo step: the user's job file, or the one stackprobe builds
-    (its directory is the step's scratch directory, written as ${STACKPROBE_DIR})."""
-    p = step.params
-    if "job_file" in p:
-        return parse_jobs(job_lines(read(p["job_file"]), p["job_file"], read))
-    engine = {"ioengine": "rbd"} if p.get("target") == "rbd" else None
-    text = build_job(step.name, p, directory=None if engine else WORK, engine=engine)
-    return parse_jobs(job_lines(text, None))
-
-
-def plan_uses(plan: Sequence[PlannedStep], read: Callable[[str], str]
-              ) -> tuple[list[Use], list[str]]:
-    """Absolute paths the plan's fio jobs open, and refusals of paths that leave the
-    scratch directory (no probing needed)."""
+def plan_uses_of(step: PlannedStep, jobs: Sequence[FioJob]) -> tuple[list[Use], list[str]]:
+    """Absolute paths a step's fio jobs open (to be probed), and refusals of paths that
+    leave the scratch directory (no probing needed)."""
     uses: list[Use] = []
-    bad: dict[tuple[str, str, str], list[str]] = {}  # (step, where, outside|unknown) → paths
-    refusals: list[str] = []
-    for step in plan:
-        if step.kind not in ("fio", "slo"):
-            continue
-        try:
-            jobs = step_jobs(step, read)
-        except (JobFileError, OSError) as exc:
-            refusals.append(f"step {step.id}: {exc}")
-            continue
-        for job in jobs:
-            for pu in job_paths(job):
-                where = place(pu.path)
-                if where == "absolute":
-                    uses.append(Use(pu.path, step.id, pu, bool(step.hosts)))
-                elif where != "inside":
-                    bad.setdefault((step.id, pu.where, where), []).append(pu.path)
-    for (step_id, where, why), paths in bad.items():
-        refusals.append(_path_refusal(step_id, where, why, paths))
-    return uses, refusals
+    bad: dict[tuple[str, str], list[str]] = {}  # (where, outside|unknown) → paths
+    for job in jobs:
+        for pu in job_paths(job):
+            where = place(pu.path)
+            if where == "absolute":
+                uses.append(Use(pu.path, step.id, pu, bool(step.hosts)))
+            elif where != "inside":
+                bad.setdefault((pu.where, where), []).append(pu.path)
+    return uses, [_path_refusal(step.id, where, why, paths) for (where, why), paths in bad.items()]
 
 
 def _path_refusal(step_id: str, where: str, why: str, paths: list[str]) -> str:
@@ -232,20 +206,3 @@ def _path_refusal(step_id: str, where: str, why: str, paths: list[str]) -> str:
                 f"a relative path below it or {WORK}/..., or a raw device")
     return (f"step {step_id}: {where}: only {WORK} is known before the run ({shown}) — use it "
             "or a relative path")
-
-
-def baseline_refusals(plan: Sequence[PlannedStep], hosts: HostsFile | None) -> list[str]:
-    """disk_baseline reads declared devices in place and skips them for write/randwrite;
-    any other writing rw (only possible in a hand-made plan) would write them: refused."""
-    out = []
-    for step in plan:
-        if step.kind != "disk_baseline" or hosts is None:
-            continue
-        rw = str(step.params.get("rw", "read"))
-        if rw in BASELINE_SKIPPED_WRITES or rw in READ_MODES:
-            continue
-        devices = [d for h in hosts.hosts if h.name in step.hosts for d in h.devices]
-        if devices:
-            out.append(f"step {step.id}: disk_baseline rw={rw} would write {', '.join(devices)}"
-                       " — baselines only read devices")
-    return out

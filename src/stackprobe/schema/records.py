@@ -27,8 +27,6 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = 1
-
 # Unknown fields are errors, and so is a NaN or infinite figure: no tool measures one, and
 # results.json, the reports and every comparison would carry it on (parsers/bad_input.py).
 _MODEL = ConfigDict(extra="forbid", allow_inf_nan=False)

@@ -10,7 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from stackprobe.schema.records import SCHEMA_VERSION, Record
+from stackprobe.schema.records import Record
+from stackprobe.schema.version import SCHEMA_VERSION
 
 StepStatus = Literal["pending", "running", "ok", "partial", "failed", "interrupted", "skipped"]
 # partial: a step on several hosts where some hosts failed; the others' results are kept

@@ -1,15 +1,19 @@
-"""Validated field types for suite models: a size, a duration, a count, an fio rw mode,
-and the sweepable form of each (one value, or a non-empty list of values).
+"""Validated field types for step specs: a size, a duration, a count, an fio rw mode, and
+the sweepable form of each (one value, or a non-empty list of values).
 
-Declaring the check with the type keeps every model a list of fields; the error a user
-sees names the offending item ('steps[2].bs[1]: not a size: huge').
+A size or a duration is parsed once, when the suite is read: `Size.bytes` and
+`Duration.seconds` are what runners, estimates and checks compute with, and the value
+keeps the user's own spelling (`Size.text`, "4k") for names, titles and results.json,
+which store it as written. Declaring the check with the type keeps every model a list of
+fields; the error a user sees names the offending item ('steps[2].bs[1]: not a size: huge').
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Union
 
-from pydantic import AfterValidator, Field, StrictInt
+from pydantic import AfterValidator, Field, GetCoreSchemaHandler, StrictInt
+from pydantic_core import core_schema
 
 from stackprobe.units import parse_duration_s, parse_size
 
@@ -19,16 +23,77 @@ FIO_RW = ("read", "write", "randread", "randwrite", "rw", "readwrite", "randrw",
           "randtrim", "trimwrite")
 
 
-def _size(v: Any) -> Any:
-    if parse_size(v) <= 0:  # raises ValueError('not a size: ...') for junk
-        raise ValueError("must be > 0")
-    return v
+class _Parsed:
+    """A value as written (`text`: str, int or float) with its meaning in base units."""
+
+    __slots__ = ("text", "_value")
+    _what = "value"
+
+    def __init__(self, text: str | int | float, value: float) -> None:
+        self.text = text
+        self._value = value
+
+    def __str__(self) -> str:
+        return str(self.text)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.text!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.text == self.text  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self.text))
+
+    @classmethod
+    def _parse(cls, text: str | int | float) -> float:
+        raise NotImplementedError
+
+    @classmethod
+    def of(cls, value: Any):
+        """The value parsed; ValueError in the words a suite error shows."""
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise ValueError(f"not a {cls._what}: {str(value)[:40]!r}")
+        parsed = cls._parse(value)
+        if parsed <= 0:
+            raise ValueError("must be > 0")
+        return cls(value, parsed)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler):
+        return core_schema.no_info_plain_validator_function(
+            cls.of, serialization=core_schema.plain_serializer_function_ser_schema(
+                lambda v: v.text if isinstance(v, _Parsed) else v))
 
 
-def _duration(v: Any) -> Any:
-    if parse_duration_s(v) <= 0:
-        raise ValueError("must be > 0")
-    return v
+class Size(_Parsed):
+    """A byte count ('4k', '1M', 4096): `.bytes` (k/M/G are powers of 1024, as fio reads them)."""
+
+    _what = "size"
+
+    @classmethod
+    def _parse(cls, text: str | int | float) -> float:
+        return parse_size(text)
+
+    @property
+    def bytes(self) -> int:
+        return int(self._value)
+
+
+class Duration(_Parsed):
+    """A time ('30', '30s', '5m', '500ms'; bare numbers are seconds): `.seconds`."""
+
+    _what = "duration"
+
+    @classmethod
+    def _parse(cls, text: str | int | float) -> float:
+        return parse_duration_s(text)
+
+    @property
+    def seconds(self) -> float:
+        return float(self._value)
 
 
 def _count(v: int) -> int:
@@ -49,8 +114,6 @@ def _non_empty(v: Any) -> Any:
     return v
 
 
-Size = Annotated[Scalar, AfterValidator(_size)]
-Duration = Annotated[Scalar, AfterValidator(_duration)]
 Count = Annotated[StrictInt, AfterValidator(_count)]
 Percent = Annotated[StrictInt, Field(ge=0, le=100)]
 RwMode = Annotated[str, AfterValidator(_rw)]
@@ -65,3 +128,8 @@ RwModes = Annotated[Union[RwMode, list[RwMode]], AfterValidator(_non_empty)]
 
 def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
+
+
+def written(value: Any) -> Any:
+    """A field's value as the suite wrote it (what names, titles and results.json keep)."""
+    return value.text if isinstance(value, _Parsed) else value

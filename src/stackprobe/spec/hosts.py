@@ -12,13 +12,50 @@
         directories: [/srv/bench]       # where disk tests may write (stackprobe's own subdir)
         devices: [/dev/nvme0n1]         # raw devices for read-only disk baselines
         ssh: {port: 2222}               # per-host overrides
+      - name: ceph1
+        access: local                   # this machine itself: commands run here, no SSH
+        roles: [storage]
+      - name: node1-bmc
+        access: management              # a management controller (BMC): no shell at all
+        address: 192.0.2.111
+
+How a step meets its hosts is its kind's (`HostMode`: each on its own, all together, in
+pairs, or the controller alone), and what it needs of them (`Reach`): a shell (SSH or
+local entries) or a management controller (management entries). `hosts: all` and roles
+select the hosts a kind can reach; naming one it cannot is an error.
 
 Validated like suites: an error names the file, line and field.
 """
 
 from __future__ import annotations
 
+from enum import StrEnum
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+class HostMode(StrEnum):
+    """How a kind meets the hosts of `--hosts` when a step names some."""
+
+    CONTROLLER = "controller"  # the controller alone: `hosts:` is refused
+    EACH = "each"  # each host on its own, all at once; the hosts compared with each other
+    FLEET = "fleet"  # all hosts together, driven from the controller, started at once
+    PAIRS = "pairs"  # ordered pairs of hosts, one pair at a time (network, MPI)
+
+
+class Reach(StrEnum):
+    """What of a host a kind needs."""
+
+    SHELL = "shell"  # commands on the host: over SSH, or here for a `local` entry
+    MANAGEMENT = "management"  # its management controller (a BMC), no shell
+
+    @property
+    def words(self) -> str:
+        return "shell" if self is Reach.SHELL else "management controller"
+
+
+LOCAL_ADDRESS = "127.0.0.1"
 
 
 class _Strict(BaseModel):
@@ -35,12 +72,27 @@ class SshSettings(_Strict):
 
 class Host(_Strict):
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-    address: str = Field(min_length=1)
+    address: str | None = Field(default=None, min_length=1)  # local entries: 127.0.0.1
+    # ssh: commands over SSH; local: this machine itself, no SSH; management: a BMC address
+    access: Literal["ssh", "local", "management"] = "ssh"
     roles: list[str] = Field(default_factory=lambda: ["client"])
     nic_speed_mbps: int | None = Field(default=None, gt=0)
     directories: list[str] = Field(default_factory=list)
     devices: list[str] = Field(default_factory=list)
     ssh: SshSettings = Field(default_factory=SshSettings)
+
+    @model_validator(mode="after")
+    def _address(self):
+        if self.address is None:
+            if self.access != "local":
+                raise ValueError(f"{self.name}: address is required (only `access: local` "
+                                 "entries may leave it out)")
+            self.address = LOCAL_ADDRESS
+        return self
+
+    @property
+    def reach(self) -> Reach:
+        return Reach.MANAGEMENT if self.access == "management" else Reach.SHELL
 
     @field_validator("directories")
     @classmethod
@@ -80,17 +132,26 @@ class HostsFile(_Strict):
         merged.update({k: v for k, v in host.ssh.model_dump().items() if v is not None})
         return SshSettings(**merged)
 
-    def select(self, selector: str | list[str]) -> list[Host]:
-        """Hosts for a step: 'all', a role, a host name, or a list of names/roles."""
+    def select(self, selector: str | list[str], reach: Reach = Reach.SHELL) -> list[Host]:
+        """Hosts for a step: 'all', a role, a host name, or a list of names/roles. 'all'
+        and roles keep the hosts offering `reach`; naming a host that does not is an error."""
         items = selector if isinstance(selector, list) else [selector]
         chosen: list[Host] = []
         for item in items:
             if item == "all":
-                found = list(self.hosts)
+                found = [h for h in self.hosts if h.reach is reach]
+                if not found:
+                    raise ValueError(f"no host offers a {reach.words}")
+            elif any(item in h.roles for h in self.hosts):
+                found = [h for h in self.hosts if item in h.roles and h.reach is reach]
+                if not found:
+                    raise ValueError(f"no host of role {item!r} offers a {reach.words}")
             else:
-                found = [h for h in self.hosts if item in h.roles] or \
-                        [h for h in self.hosts if h.name == item]
-            if not found:
-                raise ValueError(f"no host has the name or role {item!r}")
+                found = [h for h in self.hosts if h.name == item]
+                if not found:
+                    raise ValueError(f"no host has the name or role {item!r}")
+                if found[0].reach is not reach:
+                    raise ValueError(f"{item} is an `access: {found[0].access}` entry: it "
+                                     f"offers no {reach.words}")
             chosen += [h for h in found if h not in chosen]
         return chosen

@@ -1,31 +1,19 @@
-"""PlannedStep: one concrete thing to run, after sweeps are expanded and defaults applied."""
+"""PlannedStep: one concrete thing to run, after sweeps are expanded and defaults applied.
+
+It carries its kind's typed, validated spec (`spec`, one value per field: the sweep that
+made it is `swept`), so runners, estimates and checks read values, never strings. `params`
+is the same spec as results.json keeps it (every value as the suite wrote it): for titles,
+the stored results and the report, not for computing with.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-DEFAULT_LAYER = {
-    "inventory": "hardware",
-    "memory": "hardware",
-    "fio": "disk",  # fio on rbd or cephfs: "client"
-    "slo": "disk",  # likewise
-    "cpu": "hardware",
-    "disk_baseline": "disk",
-    "network": "network",
-    "metadata": "disk",  # on cephfs: "client"
-    "io500": "client",
-    "io500_like": "client",
-    "ceph_inventory": "cluster",
-    "osd_bench": "daemon",
-    "rados_bench": "cluster",
-    "rbd_bench": "cluster",
-}
-
-
-PER_NODE_KINDS = ("inventory", "memory", "cpu", "disk_baseline")
-FLEET_KINDS = ("fio", "network", "metadata")  # one step driving all its hosts together
-HOST_KINDS = PER_NODE_KINDS + FLEET_KINDS
+from stackprobe.spec.ceph import CephNeeds
+from stackprobe.spec.hosts import HostMode
+from stackprobe.spec.steps import StepSpec
 
 
 @dataclass(frozen=True)
@@ -44,7 +32,8 @@ class PlannedStep:
     kind: str
     title: str
     layer: str
-    params: dict[str, Any]  # every parameter the runner needs, concrete (no lists)
+    spec: StepSpec  # the kind's model, concrete: sweeps expanded, defaults applied
+    params: dict[str, Any]  # that spec as written, as results.json stores it
     swept: dict[str, Any] = field(default_factory=dict)  # the sweep values that made this step
     headline: str | None = None  # iops | bw | lat | ops | membw | None
     estimate_s: float = 0.0  # all repetitions (the maximum for adaptive repetition)
@@ -53,19 +42,18 @@ class PlannedStep:
     sweep: str | None = None  # the suite step this came from, when it swept (e.g. '3-rados')
     hosts: tuple[str, ...] = ()  # host names (from --hosts) the step runs on; () = locally
     timeout_s: float | None = None  # the suite's `timeout:`; None: derived from the estimate
+    host_mode: HostMode = HostMode.CONTROLLER  # how its kind meets hosts
+    ceph: CephNeeds | None = None  # what it needs of the run's Ceph session; None: no Ceph
 
     @property
     def on_ceph(self) -> bool:
         """Whether the step needs the Ceph cluster (and its run pool, image or mount)."""
-        return self.kind in ("ceph_inventory", "osd_bench", "rados_bench", "rbd_bench") or (
-            self.kind in ("fio", "slo", "metadata", "io500_like")
-            and self.params.get("target") in ("rbd", "cephfs")
-        )
+        return self.ceph is not None
 
     @property
     def per_node(self) -> bool:
         """Run by the executor on each of its hosts at once (not as one fleet)."""
-        return bool(self.hosts) and self.kind in PER_NODE_KINDS
+        return bool(self.hosts) and self.host_mode is HostMode.EACH
 
     @property
     def id(self) -> str:

@@ -14,3 +14,4 @@ class TextTable:
     notes: list[str] = field(default_factory=list)  # sentences printed under the table
     left: tuple[int, ...] = (0,)  # columns of words (left-aligned); the others hold figures
     wide_only: tuple[int, ...] = ()  # columns a narrow terminal leaves out (the notes say it)
+    layer: str | None = None  # the rung it is about: a kind's tables are shown in ladder order

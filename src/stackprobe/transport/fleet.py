@@ -14,10 +14,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from stackprobe.errors import UserError
+from stackprobe.spec.tools import Tool
 from stackprobe.spec.hosts import Host, HostsFile
 from stackprobe.transport.ssh import SshPool, SshTransport
 
 DEFAULT_SCRATCH_BASE = "/tmp"
+SS = Tool("ss", "iproute2", ("ss", "-V"), "servers listening on a run's hosts")
 
 
 @dataclass

@@ -1,20 +1,34 @@
-"""The Ceph inventory runner: the cluster as it is before the load (seeds 001-003 begin
-with its shape: OSD count, device classes, replication or EC profile of the pools)."""
+"""The `ceph_inventory` kind: the cluster as it is before the load (seeds 001-003 begin
+with its shape: OSD count, device classes, replication or EC profile of the pools).
+
+A plan that loads a Ceph cluster records it first: this kind is the prelude of the Ceph
+session, placed before the first step that needs one unless the suite has it already.
+"""
 
 from __future__ import annotations
 
-from stackprobe.parsers.ceph.ceph_inventory import erasure_profiles_in_use, parse_ceph_inventory
-from stackprobe.kinds.context import StepContext, StepOutcome
+from typing import Literal
+
 from stackprobe.kinds.ceph.ceph_inventory_sources import (
     INVENTORY_SOURCES,
     ec_profile_argv,
     ec_profile_source,
 )
+from stackprobe.kinds.ceph.common import CEPH, CEPH_CLI_S
+from stackprobe.kinds.context import StepContext, StepOutcome
+from stackprobe.kinds.contract import CephNeeds, Kind
+from stackprobe.parsers.ceph.ceph_inventory import erasure_profiles_in_use, parse_ceph_inventory
+from stackprobe.schema.records import CephInventoryRecord
+from stackprobe.spec.steps import StepSpec
+
+
+class CephInventoryStep(StepSpec):
+    """The cluster as it is: ceph -s, osd tree, df, pool details, versions."""
+
+    kind: Literal["ceph_inventory"]
 
 
 class CephInventoryRunner:
-    kind = "ceph_inventory"
-
     def prepare(self, ctx: StepContext) -> None:
         pass
 
@@ -26,7 +40,7 @@ class CephInventoryRunner:
         for name, args in INVENTORY_SOURCES.items():
             result = ctx.execute(f"ceph-{name}", ["ceph", *cli, *args])
             if result.interrupted:
-                return StepOutcome("interrupted", [], "stopped by the user")
+                return StepOutcome.stopped()
             if result.ok:
                 outputs[name] = result.stdout
             else:
@@ -46,3 +60,27 @@ class CephInventoryRunner:
     def cleanup(self, ctx: StepContext) -> None:
         pass
 
+
+class CephInventory(Kind):
+    name = "ceph_inventory"
+    spec = CephInventoryStep
+    layer = "cluster"
+    family = "ceph"
+    tools = (CEPH,)
+    records = (CephInventoryRecord,)
+    prelude_of = "ceph"
+
+    def title(self, spec, name):
+        return "Ceph cluster inventory"
+
+    def estimate_s(self, spec, hosts):
+        return 6 * CEPH_CLI_S
+
+    def ceph(self, spec):
+        return CephNeeds()
+
+    def runner(self):
+        return CephInventoryRunner()
+
+
+KIND = CephInventory()

@@ -1,4 +1,4 @@
-"""The rados bench runner: write (leaving its objects), then seq and rand reads of them.
+"""The `rados_bench` kind: write (leaving its objects), then seq and rand reads of them.
 
 The write carries a run-specific --run-name, so the reads find exactly its objects and
 `rados cleanup --run-name` removes exactly them afterwards, even in a user's pool. Output
@@ -11,9 +11,34 @@ So the write is capped (--max-objects) at half of what the pool can still take.
 
 from __future__ import annotations
 
-from stackprobe.parsers.ceph.rados_bench import parse_rados_bench
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import Field
+
+from stackprobe.kinds.ceph.common import CEPH, CEPH_CLI_S, RADOS
 from stackprobe.kinds.context import StepContext, StepOutcome, failure_message
-from stackprobe.units import parse_size
+from stackprobe.kinds.contract import CephNeeds, ClusterIo, Kind
+from stackprobe.parsers.ceph.rados_bench import parse_rados_bench
+from stackprobe.schema.records import IoRecord
+from stackprobe.schema.results import StepResult
+from stackprobe.spec.fields import Counts, Size, Sizes
+from stackprobe.spec.steps import MeasuredSpec
+from stackprobe.tables.sweeps import SweepSeries, mode_series
+from stackprobe.tables.text_table import TextTable
+from stackprobe.units import fmt_bw, fmt_iops, fmt_ns, parse_size
+
+
+class RadosBenchStep(MeasuredSpec):
+    """`rados bench`: a write that leaves its objects, then seq and rand reads of them."""
+
+    kind: Literal["rados_bench"]
+    block_size: Sizes = Size.of("4M")
+    threads: Counts = 16
+    seconds: float = Field(default=10.0, gt=0)
+    modes: list[Literal["write", "seq", "rand"]] = Field(
+        default_factory=lambda: ["write", "seq", "rand"], min_length=1
+    )
 
 
 FILL_FRACTION = 0.5  # of the pool's max_avail a write may use
@@ -25,23 +50,21 @@ def run_name(ctx: StepContext) -> str:
 
 
 class RadosBenchRunner:
-    kind = "rados_bench"
-
     def prepare(self, ctx: StepContext) -> None:
         pass
 
     def run(self, ctx: StepContext) -> StepOutcome:
         assert ctx.ceph is not None, "rados bench needs the run's Ceph session"
-        p = ctx.step.params
-        reads = [m for m in p["modes"] if m != "write"]
+        spec: RadosBenchStep = ctx.step.spec  # type: ignore[assignment]
+        reads = [m for m in spec.modes if m != "write"]
         modes = ["write", *reads]  # reads need the objects a write leaves
         records, warnings = [], []
-        bs = parse_size(p["block_size"])
+        bs = spec.block_size.bytes  # type: ignore[union-attr]
         max_objects = self._max_objects(ctx, bs)
         base = ["rados", *ctx.ceph.target.cli(), "-p", ctx.ceph.pool, "bench",
-                str(max(1, round(float(p["seconds"]))))]
+                str(max(1, round(spec.seconds)))]
         for groupid, mode in enumerate(modes):
-            argv = base + [mode, "-t", str(p["threads"]), "--run-name", run_name(ctx),
+            argv = base + [mode, "-t", str(spec.threads), "--run-name", run_name(ctx),
                            "--format", "json"]
             if mode == "write":
                 argv += ["-b", str(bs), "--no-cleanup"]
@@ -49,7 +72,7 @@ class RadosBenchRunner:
                     argv += ["--max-objects", str(max_objects)]
             result = ctx.execute(f"rados-bench-{mode}", argv)
             if result.interrupted:
-                return StepOutcome("interrupted", records, "stopped by the user", warnings)
+                return StepOutcome.stopped(records, warnings)
             if not result.ok:
                 return StepOutcome("failed", records, failure_message(result, "rados"), warnings)
             try:
@@ -58,10 +81,10 @@ class RadosBenchRunner:
                 return StepOutcome("failed", records, f"rados bench {mode}: {exc}", warnings)
             if mode == "write" and max_objects is not None and rec.write.total_ios == max_objects:
                 warnings.append(f"write stopped at {max_objects} objects (half of the pool's "
-                                f"free space) before its {p['seconds']:g} s")
+                                f"free space) before its {spec.seconds:g} s")
             rec.groupid = groupid  # the modes ran one after another: never add them up
             rec.host = ctx.transport.host
-            if mode == "write" and "write" not in p["modes"]:
+            if mode == "write" and "write" not in spec.modes:
                 rec.job = "write (objects for the reads)"
             records.append(rec)
         return StepOutcome("ok", records, None, warnings)
@@ -78,3 +101,81 @@ class RadosBenchRunner:
         assert ctx.ceph is not None
         ctx.execute("rados-cleanup", ["rados", *ctx.ceph.target.cli_bounded(), "-p",
                                       ctx.ceph.pool, "cleanup", "--run-name", run_name(ctx)])
+
+
+MODES = ("write", "seq", "rand")
+
+
+def rados_matrix(steps: Sequence[StepResult]) -> TextTable:
+    """Block size x concurrency rows (seed 001), write / seq / rand columns."""
+    headers = ["Block size", "Threads"]
+    for m in MODES:
+        headers += [f"{m} bandwidth", f"{m} IOPS", f"{m} mean lat"]
+    table = TextTable("rados bench: block size x concurrency", headers, layer="cluster")
+    for step in steps:
+        if not step.records:
+            continue
+        by_mode = {}
+        for r in step.records:
+            if isinstance(r, IoRecord):
+                mode = r.workload.get("mode") or r.job.split()[0]
+                by_mode[mode] = r.write if mode == "write" else r.read
+        row = [str(step.params.get("block_size")), str(step.params.get("threads"))]
+        for m in MODES:
+            s = by_mode.get(m)
+            row += ([fmt_bw(s.bw_bytes), fmt_iops(s.iops), fmt_ns(s.lat_ns.get("mean"))]
+                    if s is not None else ["-", "-", "-"])
+        table.rows.append(row)
+    table.rows.sort(key=lambda r: (parse_size(r[0]), int(r[1])))
+    return table
+
+
+class RadosBench(Kind):
+    name = "rados_bench"
+    spec = RadosBenchStep
+    layer = "cluster"
+    family = "ceph"
+    sweeps = ("block_size", "threads")
+    tools = (CEPH, RADOS)
+    records = (IoRecord,)
+    concurrency = ("threads",)
+    duration_fields = ("seconds",)
+    verdict_fields = ("modes",)  # each mode is a row of its own
+
+    def title(self, spec: RadosBenchStep, name):
+        return f"rados bench {spec.block_size}, {spec.threads} threads"
+
+    def headline(self, spec):
+        return "bw"
+
+    def estimate_s(self, spec: RadosBenchStep, hosts):
+        runs = len(set(spec.modes) | {"write"})  # reads need the objects a write leaves
+        return runs * (spec.seconds + CEPH_CLI_S) + CEPH_CLI_S  # + cleanup
+
+    def ceph(self, spec):
+        return CephNeeds()
+
+    def workload_text(self, params):
+        return (f"{params['block_size']} objects, {params['threads']} threads, "
+                f"{params['seconds']:g} s")
+
+    def runner(self):
+        return RadosBenchRunner()
+
+    def tables(self, steps):
+        table = rados_matrix(steps)
+        return [table] if table.rows else []
+
+    def sweep_series(self, steps, others) -> list[SweepSeries]:
+        return [mode_series(steps, others, "rados bench", mode, self.concurrency)
+                for mode in MODES]
+
+    def cluster_io(self, step):
+        try:
+            block = parse_size(step.params["block_size"])
+        except (KeyError, ValueError):
+            block = None
+        return ClusterIo(block_bytes=block, label_by_job=True)
+
+
+KIND = RadosBench()

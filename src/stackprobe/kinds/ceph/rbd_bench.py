@@ -1,34 +1,54 @@
-"""The rbd bench runner: librbd's own load generator on the run's (filled) image."""
+"""The `rbd_bench` kind: librbd's own load generator on the run's (filled) image."""
 
 from __future__ import annotations
 
-from stackprobe.parsers.ceph.rbd_bench import parse_rbd_bench
+from typing import Literal
+
+from stackprobe.kinds.ceph.common import CEPH, CEPH_CLI_S, CLUSTER_BYTES_PER_S, CLUSTER_IOPS, RBD
 from stackprobe.kinds.context import StepContext, StepOutcome, failure_message
+from stackprobe.kinds.contract import CephNeeds, ClusterIo, Kind
+from stackprobe.parsers.ceph.rbd_bench import parse_rbd_bench
+from stackprobe.schema.records import IoRecord
+from stackprobe.spec.fields import Counts, Percent, Size, Sizes
+from stackprobe.spec.steps import MeasuredSpec
 from stackprobe.units import parse_size
 
+IoType = Literal["write", "read", "readwrite"]
+IoPattern = Literal["seq", "rand"]
 
-def rbd_bench_argv(cli: list[str], image: str, p: dict) -> list[str]:
-    argv = ["rbd", *cli, "bench", "--io-type", p["io_type"],
-            "--io-size", str(parse_size(p["io_size"])), "--io-threads", str(p["io_threads"]),
-            "--io-total", str(parse_size(p["io_total"])), "--io-pattern", p["io_pattern"]]
-    if p["io_type"] == "readwrite":
-        argv += ["--rw-mix-read", str(p["rw_mix_read"])]
-    return argv + [image]
+
+class RbdBenchStep(MeasuredSpec):
+    """`rbd bench` on an image stackprobe creates (and fills) for the run."""
+
+    kind: Literal["rbd_bench"]
+    io_type: IoType | list[IoType] = "write"
+    io_pattern: IoPattern | list[IoPattern] = "rand"
+    io_size: Sizes = Size.of("4K")
+    io_threads: Counts = 16
+    io_total: Size = Size.of("1G")
+    rw_mix_read: Percent = 70
+
+
+def rbd_bench_argv(cli: list[str], image: str, spec: RbdBenchStep) -> list[str]:
+    argv = ["rbd", *cli, "bench", "--io-type", spec.io_type,
+            "--io-size", str(spec.io_size.bytes), "--io-threads", str(spec.io_threads),
+            "--io-total", str(spec.io_total.bytes), "--io-pattern", spec.io_pattern]
+    if spec.io_type == "readwrite":
+        argv += ["--rw-mix-read", str(spec.rw_mix_read)]
+    return argv + [image]  # type: ignore[list-item]
 
 
 class RbdBenchRunner:
-    kind = "rbd_bench"
-
     def prepare(self, ctx: StepContext) -> None:
         assert ctx.ceph is not None, "rbd bench needs the run's Ceph session"
         ctx.ceph.rbd_image(ctx.execute)
 
     def run(self, ctx: StepContext) -> StepOutcome:
         assert ctx.ceph is not None and ctx.ceph.image is not None
-        argv = rbd_bench_argv(ctx.ceph.target.cli(), ctx.ceph.image, ctx.step.params)
+        argv = rbd_bench_argv(ctx.ceph.target.cli(), ctx.ceph.image, ctx.step.spec)  # type: ignore[arg-type]
         result = ctx.execute("rbd-bench", argv)
         if result.interrupted:
-            return StepOutcome("interrupted", [], "stopped by the user")
+            return StepOutcome.stopped()
         if not result.ok:
             return StepOutcome("failed", [], failure_message(result, "rbd"))
         try:
@@ -40,3 +60,45 @@ class RbdBenchRunner:
 
     def cleanup(self, ctx: StepContext) -> None:
         pass  # the image belongs to the run's Ceph session, removed at the end
+
+
+class RbdBench(Kind):
+    name = "rbd_bench"
+    spec = RbdBenchStep
+    layer = "cluster"
+    family = "ceph"
+    sweeps = ("io_type", "io_pattern", "io_size", "io_threads")
+    tools = (CEPH, RBD)
+    records = (IoRecord,)
+    concurrency = ("io_threads",)
+
+    def title(self, spec: RbdBenchStep, name):
+        return (f"rbd bench {spec.io_type} {spec.io_pattern} {spec.io_size}, "
+                f"{spec.io_threads} threads")
+
+    def headline(self, spec: RbdBenchStep):
+        return "bw" if spec.io_size.bytes >= 256 * 1024 else "iops"  # type: ignore[union-attr]
+
+    def estimate_s(self, spec: RbdBenchStep, hosts):
+        total, size = spec.io_total.bytes, spec.io_size.bytes  # type: ignore[union-attr]
+        return CEPH_CLI_S + max(total / CLUSTER_BYTES_PER_S, total / size / CLUSTER_IOPS)
+
+    def ceph(self, spec):
+        return CephNeeds(image_bytes=0)  # the configured image size
+
+    def workload_text(self, params):
+        text = f"{params['io_pattern']} {params['io_size']}, {params['io_threads']} threads"
+        return text + f", {params['io_total']} total"
+
+    def runner(self):
+        return RbdBenchRunner()
+
+    def cluster_io(self, step):
+        try:
+            block = parse_size(step.params["io_size"])
+        except (KeyError, ValueError):
+            block = None
+        return ClusterIo(block_bytes=block)
+
+
+KIND = RbdBench()

@@ -14,15 +14,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from stackprobe.plan.estimate import data_bytes
 from stackprobe.errors import UserError
 from stackprobe.parsers.ceph.ceph_status import parse_ceph_status
 from stackprobe.kinds.ceph.keys import client_keys
 from stackprobe.kinds.ceph.target import CephTarget
 from stackprobe import redact
-from stackprobe.suite.models import CephSettings
+from stackprobe.spec.ceph import CephSettings
 from stackprobe.transport.base import Background, CommandResult, Transport
-from stackprobe.units import fmt_bytes, parse_size
+from stackprobe.units import fmt_bytes
 
 MOUNT_TIMEOUT_S = 30.0
 PREFILL_IO_SIZE = "4M"
@@ -266,13 +265,14 @@ def _tail(text: str) -> str:
 
 def cephfs_bytes_for(plan) -> int:
     """The largest CephFS step's files (each step's files are removed after it)."""
-    return max((data_bytes(s) for s in plan if s.params.get("target") == "cephfs"), default=0)
+    return max((s.ceph.cephfs_bytes for s in plan if s.ceph is not None), default=0)
 
 
 def image_bytes_for(plan, settings: CephSettings) -> int:
-    """The image must hold the largest fio-on-rbd region; at least the configured size."""
-    sizes = [parse_size(s.params.get("size", "1G")) for s in plan
-             if s.kind in ("fio", "slo") and s.params.get("target") == "rbd"]
-    if not sizes and not any(s.kind == "rbd_bench" for s in plan):
+    """The image must hold the largest region a step uses (fio on rbd: its `size`); at
+    least the configured size; 0 when no step needs an image."""
+    sizes = [s.ceph.image_bytes for s in plan
+             if s.ceph is not None and s.ceph.image_bytes is not None]
+    if not sizes:
         return 0
-    return max([parse_size(settings.image_size), *sizes])
+    return max([settings.image_size.bytes, *sizes])

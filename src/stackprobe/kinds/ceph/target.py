@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stackprobe.errors import UserError
-from stackprobe.lab.ceph_lab import DEFAULT_DIR as LAB_DIR
-from stackprobe.suite.models import CephSettings
+from stackprobe.spec.ceph import LAB_CEPH_DIR as LAB_DIR
+from stackprobe.spec.ceph import CephSettings
 
 SYSTEM_CONF = Path("/etc/ceph/ceph.conf")
 OP_TIMEOUT_S = 60

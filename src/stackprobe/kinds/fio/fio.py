@@ -1,29 +1,79 @@
-"""The fio runner: a job file from the step's parameters, or the user's own file unchanged.
+"""The `fio` kind: a job file from the step's parameters, or the user's own file unchanged.
 
 fio runs in the step's work directory with `--output-format=json+` (the full latency
 histogram, for exact merged percentiles), and its JSON on stdout is kept as fio.stdout.
 A user's job file may refer to ${STACKPROBE_DIR}, the step's scratch directory on the
 target (fio expands environment variables in job files); relative paths land there too.
+With `hosts:` the step is driven from all of them at once (kinds/fio/fio_fleet.py).
 """
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Literal
 
-from stackprobe.parsers.fio.fio_json import FioJsonError, parse_fio_json
-from stackprobe.parsers.fio.fio_log import series_from_logs
-from stackprobe.schema.records import IoRecord
+from pydantic import Field, model_validator
+
 from stackprobe.kinds.context import (
     StepContext,
     StepOutcome,
     failure_message,
     remove_work_dir,
 )
+from stackprobe.kinds.ceph.common import CEPH, CEPH_FUSE, RBD
+from stackprobe.kinds.contract import ClusterIo, HostMode, Kind
+from stackprobe.kinds.fio.common import FIO, FIO_DEFAULTS, fio_seconds, job_file_seconds, size_bytes
 from stackprobe.kinds.fio.fio_fleet import FioFleet
 from stackprobe.kinds.fio.fio_job import build_job
-from stackprobe.kinds.fio.steady import SteadyMonitor
-from stackprobe.units import parse_duration_s
+from stackprobe.kinds.fio.params import (
+    TARGET_TEXT,
+    FioParams,
+    expand_fio,
+    fio_ceph,
+    fio_layer,
+    fio_params,
+    job_file_path,
+    target_needs,
+)
+from stackprobe.kinds.fio.rbd_vs_cephfs import rbd_vs_cephfs
+from stackprobe.kinds.fio.steady import SteadyMonitor, SteadySpec
+from stackprobe.parsers.fio.fio_json import FioJsonError, parse_fio_json
+from stackprobe.parsers.fio.fio_log import series_from_logs
+from stackprobe.safety.job_paths import WORK, job_lines, parse_jobs, plan_uses_of
+from stackprobe.schema.records import IoRecord
+from stackprobe.spec.fields import Duration
+from stackprobe.spec.steps import MeasuredSpec, StrictModel, slug
+from stackprobe.tables.rows import fio_workload
+from stackprobe.units import parse_size
+
+
+class AdviceSpec(StrictModel):
+    """For a sweep: advise the best setting whose latency percentile meets a limit."""
+
+    limit: Duration
+    percentile: float = Field(default=99.0, gt=0, lt=100)
+
+
+class FioStep(MeasuredSpec, FioParams):
+    """One fio workload from parameters, or the user's own job file run unchanged."""
+
+    kind: Literal["fio"]
+    job_file: str | None = None
+    headline: Literal["auto", "iops", "bw", "lat"] = "auto"
+    steady_state: SteadySpec | None = None
+    advice: AdviceSpec | None = None
+
+    @model_validator(mode="after")
+    def _job_file_alone(self):
+        if self.job_file is not None:
+            given = [k for k in FioParams.model_fields if getattr(self, k) not in (None, {})]
+            if given:
+                raise ValueError(
+                    f"job_file runs unchanged: remove {', '.join(given)} (set them in the file)"
+                )
+        return self
+
 
 JOB_FILE = "job.fio"
 LOG_NAME = "persec"  # fio's per-second logs: persec_iops.1.log, persec_bw.1.log
@@ -57,7 +107,7 @@ def run_fio_job(ctx: StepContext, job: Path, env: dict[str, str] | None = None,
         if steady is not None:
             rec.series = steady.series()
     if result.interrupted:
-        return StepOutcome("interrupted", list(records), "stopped by the user")
+        return StepOutcome.stopped(records)
     failed = [r for r in records if r.error]
     # fio exits non-zero after the SIGINT of a steady-state stop, and still reports
     finished = result.ok or (result.stopped_early and not result.timed_out)
@@ -77,12 +127,12 @@ def run_fio_job(ctx: StepContext, job: Path, env: dict[str, str] | None = None,
 def steady_summary(monitor: SteadyMonitor, ctx: StepContext) -> dict:
     """The verdict, and for a step ended early the time it saved against its plan."""
     verdict = monitor.verdict()
-    p = ctx.step.params
+    spec: FioStep = ctx.step.spec  # type: ignore[assignment]
     out = {"steady": verdict.steady, "reason": verdict.reason,
            "reached_at_s": verdict.reached_at_s, "stopped_early": monitor.stopped_at is not None,
            "window": monitor.window, "intervals": len(monitor.series())}
-    if monitor.stopped_at is not None and "runtime" in p:
-        planned = parse_duration_s(p["runtime"]) + parse_duration_s(p.get("ramp_time", 0))
+    if monitor.stopped_at is not None and spec.runtime is not None:
+        planned = spec.runtime.seconds + (spec.ramp_time.seconds if spec.ramp_time else 0.0)
         ran = ctx.commands[-1].duration_s if ctx.commands else planned
         out.update(planned_s=planned, ran_s=round(ran, 1), saved_s=round(max(0.0, planned - ran), 1))
     return out
@@ -97,26 +147,24 @@ def _runnable_job(ctx: StepContext) -> Path:
 
 def _direct_ok(ctx: StepContext) -> bool:
     """O_DIRECT was probed on the local target; ceph-fuse supports it; rbd ignores it."""
-    return ctx.target.direct_io or ctx.step.params.get("target", "local") != "local"
+    return ctx.target.direct_io or ctx.step.ceph is not None
 
 
 class FioRunner:
-    kind = "fio"
-
     def __init__(self) -> None:
         self.fleet = FioFleet()  # the same step driven from several hosts (--hosts)
 
     def prepare(self, ctx: StepContext) -> None:
         if ctx.fleet is not None:
             return self.fleet.prepare(ctx)
-        p = ctx.step.params
+        spec: FioStep = ctx.step.spec  # type: ignore[assignment]
         ctx.work_dir.mkdir(parents=True, exist_ok=True)  # for rbd: fio's cwd, its logs
-        if "job_file" in p:
-            src = Path(p["job_file"])
+        if spec.job_file is not None:
+            src = Path(spec.job_file)
             ctx.run_dir.copy_in(src, ctx.step_dir / src.name)  # kept redacted; fio reads src
             return
-        engine = self._rbd_engine(ctx) if p.get("target") == "rbd" else None
-        job = build_job(ctx.step.name, p, directory=None if engine else str(ctx.work_dir),
+        engine = self._rbd_engine(ctx) if spec.target == "rbd" else None
+        job = build_job(ctx.step.name, spec, directory=None if engine else str(ctx.work_dir),
                         engine=engine, direct_io=_direct_ok(ctx), log_name=LOG_NAME)
         if ctx.run_dir.write_text(ctx.step_dir / JOB_FILE, job):  # kept redacted: fio reads
             (ctx.work_dir / JOB_FILE).write_text(job, encoding="utf-8")  # an unredacted copy
@@ -132,17 +180,17 @@ class FioRunner:
     def run(self, ctx: StepContext) -> StepOutcome:
         if ctx.fleet is not None:
             return self.fleet.run(ctx)
-        p = ctx.step.params
-        job = Path(p["job_file"]) if "job_file" in p else _runnable_job(ctx)
-        env = ctx.ceph.env() if ctx.ceph is not None and p.get("target") == "rbd" else None
-        spec = p.get("steady_state")
-        monitor = SteadyMonitor(spec) if spec else None
-        outcome = run_fio_job(ctx, job, env, monitor, int(spec.get("interval", 1)) if spec else 1)
+        spec: FioStep = ctx.step.spec  # type: ignore[assignment]
+        job = Path(spec.job_file) if spec.job_file is not None else _runnable_job(ctx)
+        env = ctx.ceph.env() if ctx.ceph is not None and spec.target == "rbd" else None
+        steady = spec.steady_state
+        monitor = SteadyMonitor(steady) if steady else None
+        outcome = run_fio_job(ctx, job, env, monitor, steady.interval if steady else 1)
         if monitor is not None:
             outcome.steady = steady_summary(monitor, ctx)
         self._collect_own_outputs(ctx)
         self._series_from_logs(ctx, outcome)
-        if not _direct_ok(ctx) and "job_file" not in p and p.get("direct"):
+        if not _direct_ok(ctx) and spec.job_file is None and spec.direct:
             outcome.warnings.append("direct=1 requested but the target does not support "
                                     "O_DIRECT: ran buffered (page cache in play)")
         return outcome
@@ -175,3 +223,121 @@ class FioRunner:
         for pattern in OWN_OUTPUT_GLOBS:
             for f in ctx.work_dir.glob(pattern):
                 shutil.move(str(f), ctx.step_dir / f.name)
+
+
+OWN_FIELDS = ("steady_state", "advice")  # the fio kind's fields beside fio's parameters
+
+
+class Fio(Kind):
+    name = "fio"
+    spec = FioStep
+    layer = "disk"  # on an RBD image or the CephFS: 'client'
+    family = "fio"
+    hosts = HostMode.FLEET
+    tools = (FIO, CEPH, RBD, CEPH_FUSE)  # Ceph's on `target: rbd|cephfs`
+    records = (IoRecord,)
+    concurrency = ("iodepth", "numjobs")
+    duration_fields = ("runtime", "ramp_time", "time_based", "steady_state")
+    verdict_fields = ("advice",)
+    tool_defaults = FIO_DEFAULTS
+
+    def expand(self, spec: FioStep, defaults, base_dir):
+        if spec.job_file is not None:  # run unchanged: nothing to merge or sweep
+            yield spec.model_copy(update={"job_file": job_file_path(spec, base_dir),
+                                          "steady_state": None, "advice": None}), {}
+            return
+        yield from expand_fio(spec, defaults)
+
+    def params(self, spec: FioStep):
+        if spec.job_file is not None:
+            return {"job_file": spec.job_file}
+        return fio_params(spec, OWN_FIELDS)
+
+    def default_name(self, spec: FioStep):
+        if spec.job_file is not None:
+            return Path(spec.job_file).stem
+        return "-".join(slug(v) for v in (spec.rw, spec.bs) if v is not None) or "fio"
+
+    def title(self, spec: FioStep, name):
+        if spec.job_file is not None:
+            return name
+        parts = [str(spec.bs or ""), str(spec.rw or "")]
+        parts += [f"QD{spec.iodepth}"] if spec.iodepth is not None else []
+        parts += [f"{spec.numjobs} jobs"] if (spec.numjobs or 1) > 1 else []
+        return " ".join(p for p in parts if p)
+
+    def target_text(self, spec: FioStep):
+        return TARGET_TEXT.get(spec.target or "local")
+
+    def layer_of(self, spec):
+        return fio_layer(spec, self.layer)
+
+    def headline(self, spec: FioStep):
+        if spec.headline != "auto":
+            return spec.headline
+        if spec.job_file is not None:
+            return "iops"
+        if (spec.iodepth or 1) * (spec.numjobs or 1) == 1:
+            return "lat"
+        if spec.bs is not None and spec.bs.bytes >= 256 * 1024:
+            return "bw"
+        return "iops"
+
+    def estimate_s(self, spec: FioStep, hosts):
+        if spec.job_file is not None:
+            return job_file_seconds(spec.job_file)
+        return fio_seconds(spec)
+
+    def data_bytes(self, spec: FioStep):
+        return 0 if spec.job_file is not None else size_bytes(spec) * (spec.numjobs or 1)
+
+    def needs(self, spec: FioStep):
+        return ("fio", *target_needs(spec.target))
+
+    def controller_needs(self, spec):
+        return ("fio",)  # `fio --client` drives the fleet from here
+
+    def ceph(self, spec: FioStep):
+        return None if spec.job_file is not None else fio_ceph(spec, self.data_bytes(spec))
+
+    def workload_text(self, params):
+        if "job_file" in params:
+            return f"job file {params['job_file'].rsplit('/', 1)[-1]}"
+        return fio_workload(params)
+
+    def runner(self):
+        return FioRunner()
+
+    def guard_inputs(self, step, read, hosts):
+        spec: FioStep = step.spec  # type: ignore[assignment]
+        if spec.job_file is None:
+            return built_job_uses(step)
+        return plan_uses_of(step, parse_jobs(job_lines(read(spec.job_file), spec.job_file, read)))
+
+    def tables(self, steps):
+        return [t for t in (rbd_vs_cephfs(steps),) if t.rows]
+
+    def cluster_io(self, step):
+        p = step.params
+        if p.get("target") not in TARGET_TEXT:
+            return None
+        return ClusterIo(block_bytes=_block(p.get("bs")))
+
+
+def built_job_uses(step) -> tuple[list, list[str]]:
+    """What the job stackprobe builds for a fio-like step opens: its directory is the
+    step's scratch directory, written as ${STACKPROBE_DIR} (safety/job_paths.py)."""
+    spec = step.spec
+    engine = {"ioengine": "rbd"} if spec.target == "rbd" else None
+    text = build_job(step.name, spec, directory=None if engine else WORK, engine=engine)
+    return plan_uses_of(step, parse_jobs(job_lines(text, None)))
+
+
+def _block(value) -> int | None:
+    try:
+        return parse_size(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+KIND = Fio()

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from stackprobe.analysis.histogram import merge_bins, percentiles
 from stackprobe.analysis.io_summary import weighted_mean
-from stackprobe.analysis.step_summary import FLEET_HOST
+from stackprobe.schema.sentinels import FIO_ALL_CLIENTS, FIO_ALL_KEPT, FLEET_HOST
 from stackprobe.parsers.fio.fio_json import FioJsonError, parse_fio_json
 from stackprobe.schema.records import IoRecord, IoStats
 from stackprobe.kinds.context import (
@@ -123,7 +123,7 @@ class FioFleet:
         handles = ctx.fleet.select(ctx.step.hosts)
         warnings = [f"{n}: O_DIRECT not supported in its directory: ran buffered"
                     for n in self._no_direct.get(ctx.step.id, [])
-                    if ctx.step.params.get("direct")]
+                    if ctx.step.spec.direct]  # type: ignore[attr-defined]
         problem = start_servers(ctx, "fio", FIO_SERVER_PORT, lambda h: [
             "fio", f"--server=ip:{h.host.address},{FIO_SERVER_PORT}"])
         if problem:
@@ -139,14 +139,14 @@ class FioFleet:
         by_address = {h.host.address: h.name for h in handles}  # fio names clients so
         clients, fio_all = [], None
         for rec in parsed:
-            if rec.host == "all":
+            if rec.host == FIO_ALL_CLIENTS:
                 fio_all = rec
-                rec.host = "all clients (fio)"
+                rec.host = FIO_ALL_KEPT
                 continue
             rec.host = host_of_job(rec.job, names) or by_address.get(rec.host or "", rec.host)
             clients.append(rec)
         if result.interrupted:
-            return StepOutcome("interrupted", clients, "stopped by the user", warnings)
+            return StepOutcome.stopped(clients, warnings)
         if not result.ok:
             return StepOutcome("failed", clients, failure_message(result, "fio"), warnings)
         missing = missing_clients(names, clients)
@@ -169,12 +169,13 @@ class FioFleet:
         return f"{h.scratch}/{ctx.step.id}"
 
     def _job(self, ctx: StepContext, h: HostHandle, direct_ok: bool) -> str:
-        p = ctx.step.params
+        spec = ctx.step.spec
         work = self._work(ctx, h)
-        if "job_file" in p:  # the user's file, its ${STACKPROBE_DIR} made this host's
-            return Path(p["job_file"]).read_text(encoding="utf-8").replace(
+        if spec.job_file is not None:  # type: ignore[attr-defined]  # the user's file, its
+            # ${STACKPROBE_DIR} made this host's
+            return Path(spec.job_file).read_text(encoding="utf-8").replace(  # type: ignore[attr-defined]
                 "${STACKPROBE_DIR}", work)
-        return build_job(job_name(ctx.step.name, h.name), p, directory=work,
+        return build_job(job_name(ctx.step.name, h.name), spec, directory=work,  # type: ignore[arg-type]
                          direct_io=direct_ok)
 
 

@@ -10,14 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from stackprobe.kinds.fio.params import FioParams, fio_params
+
 # Order in which parameters appear in the job section (the rest follow alphabetically).
 _ORDER = ("rw", "rwmixread", "bs", "iodepth", "numjobs", "size", "ioengine", "direct",
           "runtime", "ramp_time", "time_based")
-
-
-# step parameters that are stackprobe's, not fio's
-NOT_FIO_OPTIONS = ("options", "target", "steady_state", "advice", "percentile", "limit",
-                   "latency", "vary", "min", "max", "tolerance")
 
 
 def fio_value(value: Any) -> str:
@@ -30,21 +27,22 @@ def fio_value(value: Any) -> str:
 
 def build_job(
     name: str,
-    params: dict[str, Any],
+    spec: FioParams,
     *,
     directory: str | None,
     engine: dict[str, str] | None = None,
     direct_io: bool = True,
     log_name: str | None = None,
 ) -> str:
-    """A single-job fio job file for a `fio` step's parameters.
+    """A single-job fio job file for a fio-like step's workload parameters (as written).
 
     `directory` is where the job's files go (None for engines without files, such as rbd);
     `engine` overrides the I/O engine and adds its options (ioengine=rbd, pool, rbdname...).
     `log_name` adds fio's per-second iops/bw logs (`<log_name>_iops.<job>.log`).
     """
+    params = fio_params(spec, ())
     options = dict(params.get("options", {}))
-    core = {k: v for k, v in params.items() if k not in NOT_FIO_OPTIONS}
+    core = {k: v for k, v in params.items() if k not in ("options", "target")}
     if engine:
         core.pop("direct", None)  # the rbd engine does its own I/O; O_DIRECT means nothing
         core.update(engine)

@@ -1,85 +1,66 @@
-"""The metadata runner: file create / write / stat / read / delete rates with fio.
+"""The `metadata` kind: file create / write / stat / read / delete rates with fio.
 
-create, stat and delete use fio's filecreate/filestat/filedelete engines, which report
-their operations as 'read' I/O; write and read move one block of `file_size` per file. The
-runner turns each phase's record into an OpsRecord (ops/s, op count, latency) so tables
-say 'creates/s', not IOPS. layout 'easy' gives each process its own directory, 'hard'
-puts every process's files in one directory (the contended case metadata servers fear).
-With `hosts:` the step is driven from all of them at once (runners/metadata_fleet.py).
+layout 'easy' gives each process its own directory, 'hard' puts every process's files in
+one directory (the contended case metadata servers fear). With `hosts:` the step is driven
+from all of them at once (kinds/fio/metadata_fleet.py). How fio's records become rates:
+kinds/fio/metadata_jobs.py.
 """
 
 from __future__ import annotations
 
-from stackprobe.schema.records import IoRecord, OpsRecord
+from typing import Literal
+
+from pydantic import Field, model_validator
+
 from stackprobe.kinds.context import StepContext, StepOutcome, remove_work_dir
+from stackprobe.kinds.ceph.common import CEPH, CEPH_FUSE
+from stackprobe.kinds.contract import CephNeeds, HostMode, Kind
+from stackprobe.kinds.fio.common import FIO, FIO_STARTUP_S, METADATA_OPS_PER_S
 from stackprobe.kinds.fio.fio import run_fio_job
-from stackprobe.kinds.fio.fio_job import build_metadata_job, metadata_dirs
+from stackprobe.kinds.fio.fio_job import metadata_dirs
 from stackprobe.kinds.fio.metadata_fleet import MetadataFleet
+from stackprobe.kinds.fio.metadata_jobs import JOB_FILE, job_text, ops_record, short_phases
+from stackprobe.kinds.fio.params import TARGET_TEXT, target_needs
+from stackprobe.kinds.lustre import Stripe, apply_stripes
+from stackprobe.schema.records import OpsRecord
+from stackprobe.spec.fields import Counts, Size
+from stackprobe.spec.steps import MeasuredSpec
 
-JOB_FILE = "metadata.fio"
 
+class MetadataStep(MeasuredSpec):
+    """File create/stat/read/delete rates with fio's filecreate/filestat/filedelete engines
+    (read: one small read per file). layout 'easy' gives every process its own directory,
+    'hard' puts every process's files in one shared directory."""
 
-def operation_of(job: str) -> str:
-    """'create@host1' -> 'create'."""
-    return job.split("@", 1)[0]
-
-
-def ops_record(rec: IoRecord, files_per_job: int, layout: str | None = None) -> OpsRecord:
-    """An fio metadata phase as an ops/s record (a write phase's figures are its writes;
-    fio's file engines count their operations as reads)."""
-    operation = operation_of(rec.job)
-    stats = rec.write if rec.write.active else rec.read
-    lat = dict(stats.clat_ns) or dict(stats.lat_ns)
-    return OpsRecord(
-        tool="fio",
-        tool_version=rec.tool_version,
-        operation=operation,
-        ops_per_s=stats.iops,
-        total_ops=stats.total_ios,
-        runtime_ms=stats.runtime_ms,
-        jobs=rec.jobs,
-        files_per_job=files_per_job,
-        layout=layout,
-        lat_ns=lat,
-        host=rec.host,
-        error=rec.error,
-        error_message=rec.error_message,
+    kind: Literal["metadata"]
+    files: Counts = 2000  # per job
+    numjobs: Counts = 1
+    file_size: Size = Size.of("4k")
+    operations: list[Literal["create", "write", "stat", "read", "delete"]] = Field(
+        default_factory=lambda: ["create", "stat", "delete"]
     )
+    stat_type: Literal["stat", "lstat", "statx"] = "stat"
+    layout: Literal["easy", "hard"] | list[Literal["easy", "hard"]] = "easy"
+    target: Literal["local", "cephfs"] | list[Literal["local", "cephfs"]] = "local"
+    # With hosts: a directory every host sees (a shared mount): the clients' files go to one
+    # stackprobe-<run>-<step> directory below it, so 'hard' is one directory for the whole
+    # fleet. Unset: each host's scratch directory.
+    directory: str | None = Field(default=None, pattern=r"^/")
+    stripe: Stripe | None = None  # Lustre: `lfs setstripe` on the step's directory
 
-
-SHORT_PHASE_MS = 100.0  # below this, fio's millisecond runtime makes a rate uncertain by > 1%
-
-
-def short_phase(name: str, runtime_ms: float | None, hint: str) -> str | None:
-    """A warning for a phase too short for fio's whole-millisecond runtime to time within
-    1% (io500-like phases use it too); None when it ran long enough."""
-    ms = runtime_ms or 0.0
-    if ms >= SHORT_PHASE_MS:
-        return None
-    if not ms:
-        return f"{name} ran under 1 ms: fio's millisecond clock cannot time it; {hint}"
-    return (f"{name} ran {ms:.0f} ms: fio times phases in whole milliseconds, so its rate is "
-            f"uncertain by ~{100 / ms:.0f}%; {hint}")
-
-
-def short_phases(records: list[OpsRecord]) -> list[str]:
-    found = (short_phase(r.operation, r.runtime_ms, "give it more files") for r in records)
-    return [w for w in found if w]
-
-
-def job_text(ctx: StepContext, directory: str, owner: str = "", suffix: str = "",
-             operations: list[str] | None = None) -> str:
-    p = ctx.step.params
-    return build_metadata_job(
-        ctx.step.name, directory, files=int(p["files"]), numjobs=int(p["numjobs"]),
-        file_size=str(p["file_size"]), operations=operations or list(p["operations"]),
-        stat_type=p.get("stat_type", "stat"), layout=p.get("layout", "easy"), owner=owner,
-        job_suffix=suffix)
+    @model_validator(mode="after")
+    def _where(self):
+        targets = self.target if isinstance(self.target, list) else [self.target]
+        if self.hosts is not None and "cephfs" in targets:
+            raise ValueError("target cephfs is this machine's ceph-fuse mount; for many "
+                             "clients mount the file system on each host and give directory:")
+        if self.hosts is None and self.directory is not None:
+            raise ValueError("directory: is for steps with hosts (a mount they all see); "
+                             "on this machine use --target")
+        return self
 
 
 class MetadataRunner:
-    kind = "metadata"
-
     def __init__(self) -> None:
         self.fleet = MetadataFleet()
         self._warnings: dict[str, list[str]] = {}
@@ -87,24 +68,20 @@ class MetadataRunner:
     def prepare(self, ctx: StepContext) -> None:
         if ctx.fleet is not None:
             return self.fleet.prepare(ctx)
-        p = ctx.step.params
-        for d in metadata_dirs(p.get("layout", "easy"), int(p["numjobs"])):
+        spec: MetadataStep = ctx.step.spec  # type: ignore[assignment]
+        for d in metadata_dirs(spec.layout, spec.numjobs):
             (ctx.work_dir / d).mkdir(parents=True, exist_ok=True)
-        stripe = ctx.step.params.get("stripe")
-        from stackprobe.kinds.hpc.lustre import apply_stripes  # noqa: PLC0415
-
         self._warnings[ctx.step.id] = apply_stripes(
-            ctx, str(ctx.work_dir), {".": stripe}) if stripe else []
-        (ctx.step_dir / JOB_FILE).write_text(job_text(ctx, str(ctx.work_dir)),
+            ctx, str(ctx.work_dir), {".": spec.stripe}) if spec.stripe else []
+        (ctx.step_dir / JOB_FILE).write_text(job_text(ctx.step.name, spec, str(ctx.work_dir)),
                                              encoding="utf-8")
 
     def run(self, ctx: StepContext) -> StepOutcome:
         if ctx.fleet is not None:
             return self.fleet.run(ctx)
+        spec: MetadataStep = ctx.step.spec  # type: ignore[assignment]
         outcome = run_fio_job(ctx, ctx.step_dir / JOB_FILE)
-        p = ctx.step.params
-        outcome.records = [ops_record(r, int(p["files"]), p.get("layout"))
-                           for r in outcome.records]
+        outcome.records = [ops_record(r, spec.files, spec.layout) for r in outcome.records]
         outcome.warnings += self._warnings.pop(ctx.step.id, []) + short_phases(outcome.records)
         return outcome
 
@@ -112,3 +89,60 @@ class MetadataRunner:
         if ctx.fleet is not None:
             return self.fleet.cleanup(ctx)
         remove_work_dir(ctx)
+
+
+class Metadata(Kind):
+    name = "metadata"
+    spec = MetadataStep
+    layer = "disk"  # on the CephFS: 'client'
+    family = "fio"
+    hosts = HostMode.FLEET
+    sweeps = ("files", "numjobs", "layout", "target")
+    tools = (FIO, CEPH, CEPH_FUSE)  # Ceph's on `target: cephfs`
+    records = (OpsRecord,)
+    verdict_fields = ("operations",)  # each operation is a row of its own
+    place_fields = ("directory",)
+    titled_rows = False
+
+    def title(self, spec: MetadataStep, name):
+        where = "a directory per process" if spec.layout == "easy" else "one shared directory"
+        return f"File metadata operations ({spec.layout}: {where})"
+
+    def target_text(self, spec: MetadataStep):
+        return TARGET_TEXT.get(spec.target)
+
+    def layer_of(self, spec: MetadataStep):
+        return "client" if spec.target == "cephfs" else self.layer
+
+    def headline(self, spec):
+        return "ops"
+
+    def estimate_s(self, spec: MetadataStep, hosts):
+        ops = spec.files * spec.numjobs * len(spec.operations)
+        return len(spec.operations) * FIO_STARTUP_S + ops / METADATA_OPS_PER_S
+
+    def data_bytes(self, spec: MetadataStep):
+        per_file = max(spec.file_size.bytes, 4096)  # a block per file at least
+        return spec.files * spec.numjobs * per_file
+
+    def needs(self, spec: MetadataStep):
+        return ("fio", *target_needs(spec.target))
+
+    def controller_needs(self, spec):
+        return ("fio",)  # each phase is one `fio --client` run from here
+
+    def ceph(self, spec: MetadataStep):
+        if spec.target != "cephfs":
+            return None
+        return CephNeeds(cephfs=True, cephfs_bytes=self.data_bytes(spec))
+
+    def workload_text(self, params):
+        jobs = int(params.get("numjobs", 1))
+        text = f"{params['files']} files x{jobs} job{'s' if jobs > 1 else ''}"
+        return text + (", one shared dir" if params.get("layout") == "hard" else "")
+
+    def runner(self):
+        return MetadataRunner()
+
+
+KIND = Metadata()

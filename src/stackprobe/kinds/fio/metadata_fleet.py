@@ -13,7 +13,7 @@ Each phase gives one record per client and one summed record ('all clients').
 
 from __future__ import annotations
 
-from stackprobe.analysis.step_summary import FLEET_HOST
+from stackprobe.schema.sentinels import FIO_ALL_CLIENTS, FLEET_HOST
 from stackprobe.parsers.fio.fio_json import FioJsonError, parse_fio_json
 from stackprobe.schema.records import OpsRecord
 from stackprobe.kinds.context import (
@@ -30,6 +30,7 @@ from stackprobe.kinds.fio.fio_fleet import (
     stop_and_remove,
 )
 from stackprobe.kinds.fio.fio_job import metadata_dirs
+from stackprobe.kinds.fio.metadata_jobs import job_text, ops_record
 from stackprobe.transport.fleet import HostHandle
 
 
@@ -54,25 +55,21 @@ class MetadataFleet:
     """prepare / run / cleanup of a metadata step on hosts (called by the metadata runner)."""
 
     def prepare(self, ctx: StepContext) -> None:
-        from stackprobe.kinds.fio.metadata import job_text
-
         assert ctx.fleet is not None
         handles = ctx.fleet.select(ctx.step.hosts)
-        p = ctx.step.params
+        spec = ctx.step.spec
         for h in handles:
             work = self.work(ctx, h)
-            dirs = metadata_dirs(p.get("layout", "easy"), int(p["numjobs"]), f"{h.name}.")
+            dirs = metadata_dirs(spec.layout, spec.numjobs, f"{h.name}.")  # type: ignore[attr-defined]
             ctx.execute(f"{h.name}-mkdir", ["mkdir", "-p", "--", *(f"{work}/{d}" for d in dirs)],
                         on=h.transport)
-        for op in ctx.step.params["operations"]:
+        for op in spec.operations:  # type: ignore[attr-defined]
             for h in handles:
                 (ctx.step_dir / f"{op}-{h.name}.fio").write_text(job_text(
-                    ctx, self.work(ctx, h), owner=f"{h.name}.", suffix=f"@{h.name}",
-                    operations=[op]), encoding="utf-8")
+                    ctx.step.name, spec, self.work(ctx, h), owner=f"{h.name}.",
+                    suffix=f"@{h.name}", operations=[op]), encoding="utf-8")
 
     def run(self, ctx: StepContext) -> StepOutcome:
-        from stackprobe.kinds.fio.metadata import ops_record
-
         assert ctx.fleet is not None
         handles = ctx.fleet.select(ctx.step.hosts)
         names = [h.name for h in handles]
@@ -80,23 +77,23 @@ class MetadataFleet:
             "fio", f"--server=ip:{h.host.address},{FIO_SERVER_PORT}"])
         if problem:
             return StepOutcome("failed", error=problem)
-        p = ctx.step.params
+        spec = ctx.step.spec
         records: list[OpsRecord] = []
-        for op in p["operations"]:
+        for op in spec.operations:  # type: ignore[attr-defined]
             argv = ["fio", "--output-format=json", *client_args(
                 [(h.host.address, ctx.step_dir / f"{op}-{h.name}.fio") for h in handles])]
             result = ctx.execute(f"fio-{op}", argv)
             try:
-                parsed = [r for r in parse_fio_json(result.stdout) if r.host != "all"]
+                parsed = [r for r in parse_fio_json(result.stdout) if r.host != FIO_ALL_CLIENTS]
             except FioJsonError:
                 parsed = []
             phase = []
             for rec in parsed:
                 rec.host = host_of_job(rec.job, names) or rec.host
-                phase.append(ops_record(rec, int(p["files"]), p.get("layout")))
+                phase.append(ops_record(rec, spec.files, spec.layout))  # type: ignore[attr-defined]
             records += phase
             if result.interrupted:
-                return StepOutcome("interrupted", records, "stopped by the user")
+                return StepOutcome.stopped(records)
             if not result.ok:
                 return StepOutcome("failed", records, failure_message(result, "fio"))
             missing = missing_clients(names, phase)
@@ -115,7 +112,7 @@ class MetadataFleet:
     @staticmethod
     def work(ctx: StepContext, h: HostHandle) -> str:
         """The clients' directory: one below the shared `directory`, else per host."""
-        shared = ctx.step.params.get("directory")
+        shared = ctx.step.spec.directory  # type: ignore[attr-defined]
         if shared:
             return f"{shared.rstrip('/')}/stackprobe-{ctx.run_dir.run_id}-{ctx.step.id}"
         return f"{h.scratch}/{ctx.step.id}"

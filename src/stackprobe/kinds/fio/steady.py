@@ -8,19 +8,34 @@ fio's final report covers everything it did. Otherwise the step is only marked.
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import Field
 
 from stackprobe.analysis.steady_state import SteadyState, first_steady, is_steady_now
 from stackprobe.parsers.fio.fio_json import JsonStream, interval_series, status_totals
 from stackprobe.schema.records import SeriesPoint
+from stackprobe.spec.steps import StrictModel
+
+
+class SteadySpec(StrictModel):
+    """SNIA PTS steady state over fio's per-interval IOPS: in a window of `window` intervals,
+    max - min <= `range` of the window's mean and the least-squares trend's excursion <=
+    `slope` of it. stop: end the step once steady (the time saved is recorded);
+    otherwise the step is only marked steady / not steady."""
+
+    window: int = Field(default=5, ge=3, le=100)
+    range: float = Field(default=0.20, gt=0, lt=1)
+    slope: float = Field(default=0.10, gt=0, lt=1)
+    interval: int = Field(default=1, ge=1, le=60)  # seconds between fio status reports
+    stop: bool = False
+
 
 
 class SteadyMonitor:
-    def __init__(self, spec: dict[str, Any]):
-        self.window = int(spec.get("window", 5))
-        self.range_limit = float(spec.get("range", 0.20))
-        self.slope_limit = float(spec.get("slope", 0.10))
-        self.stop = bool(spec.get("stop", False))
+    def __init__(self, spec: SteadySpec):
+        self.window = spec.window
+        self.range_limit = spec.range
+        self.slope_limit = spec.slope
+        self.stop = spec.stop
         self._stream = JsonStream()
         self._totals: list[tuple[float, int, int]] = []
         self.stopped_at: SteadyState | None = None

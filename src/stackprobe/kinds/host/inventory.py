@@ -1,19 +1,28 @@
-"""The inventory runner: what the host is made of, read with standard commands.
+"""The `inventory` kind: what a host is made of, read with standard commands.
 
-Every source in runners/inventory_sources.py is one command (one round trip over SSH
-later); a source that fails or is missing only leaves its part of the inventory empty.
+Every source in kinds/host/inventory_sources.py is one command (one round trip over SSH);
+a source that fails or is missing only leaves its part of the inventory empty.
 """
 
 from __future__ import annotations
 
-from stackprobe.parsers.host.inventory import parse_inventory
+from typing import Literal
+
 from stackprobe.kinds.context import StepContext, StepOutcome, failure_message
+from stackprobe.kinds.contract import HostMode, Kind, Tool
 from stackprobe.kinds.host.inventory_sources import SOURCES
+from stackprobe.parsers.host.inventory import parse_inventory
+from stackprobe.schema.records import InventoryRecord
+from stackprobe.spec.steps import StepSpec
+
+
+class InventoryStep(StepSpec):
+    """What the machine is: CPU, memory, disks, NICs, kernel, risky settings."""
+
+    kind: Literal["inventory"]
 
 
 class InventoryRunner:
-    kind = "inventory"
-
     def prepare(self, ctx: StepContext) -> None:
         pass
 
@@ -23,7 +32,7 @@ class InventoryRunner:
         for name, argv in SOURCES.items():
             result = ctx.execute(f"inventory-{name}", argv)
             if result.interrupted:
-                return StepOutcome("interrupted", [], "stopped by the user")
+                return StepOutcome.stopped()
             if result.ok:
                 outputs[name] = result.stdout
             else:
@@ -37,3 +46,37 @@ class InventoryRunner:
 
     def cleanup(self, ctx: StepContext) -> None:
         pass
+
+
+LSCPU = Tool("lscpu", "util-linux", ("lscpu", "--version"), "CPU inventory")
+LSBLK = Tool("lsblk", "util-linux", ("lsblk", "--version"), "block device inventory")
+DMIDECODE = Tool("dmidecode", "dmidecode", ("dmidecode", "--version"),
+                 "DIMM population (inventory; optional, needs root)")
+
+
+class Inventory(Kind):
+    name = "inventory"
+    spec = InventoryStep
+    layer = "hardware"
+    family = "host"
+    hosts = HostMode.EACH
+    tools = (LSCPU, LSBLK, DMIDECODE)
+    records = (InventoryRecord,)
+
+    def title(self, spec, name):
+        return "Inventory"
+
+    def estimate_s(self, spec, hosts):
+        return 2.0
+
+    def needs(self, spec):
+        return ("lscpu", "lsblk")  # dmidecode is optional: its part is left out without it
+
+    def runner(self):
+        return InventoryRunner()
+
+    def rows(self, step):
+        return []  # an inventory is the report's environment lines, not a figure
+
+
+KIND = Inventory()

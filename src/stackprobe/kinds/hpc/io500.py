@@ -1,4 +1,4 @@
-"""The io500 runner: the real IO500, IOR or mdtest binaries under the user's MPI launcher.
+"""The `io500` kind: the real IO500, IOR or mdtest binaries under the user's MPI launcher.
 
 None of the three is packaged for Debian: the user builds them and names the binary (or
 puts it on PATH); a missing one fails the step in one line saying so, before anything runs.
@@ -30,9 +30,12 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Literal
 
-from stackprobe.schema.records import Record
+from pydantic import Field
+
 from stackprobe.kinds.context import StepContext, StepOutcome, failure_message, remove_work_dir
+from stackprobe.kinds.contract import Kind
 from stackprobe.kinds.hpc.io500_config import (
     binary_of,
     io500_argv,
@@ -41,7 +44,30 @@ from stackprobe.kinds.hpc.io500_config import (
     tool_argv,
     tool_name,
 )
-from stackprobe.kinds.hpc.lustre import apply_stripes, found_on_path, make_dir
+from stackprobe.kinds.lustre import Stripe, apply_stripes, found_on_path, make_dir
+from stackprobe.kinds.hpc.rows import io500_rows
+from stackprobe.schema.records import Io500Record, IorRecord, MdtestRecord, Record
+from stackprobe.spec.fields import Duration, Scalar
+from stackprobe.spec.steps import MeasuredSpec
+
+
+class Io500Step(MeasuredSpec):
+    """The real IO500 (or IOR, or mdtest) binaries under the user's MPI launcher.
+
+    tool io500: a config.ini is generated (datadir, resultdir, stonewall time, and any
+    `settings` per section), run as `LAUNCHER io500 config.ini`, and its result files are
+    ingested with the score recomputed. tool ior / mdtest: `LAUNCHER ior ARGS...` and its
+    output parsed. Not packaged for Debian: the binaries must be installed by the user."""
+
+    kind: Literal["io500"]
+    tool: Literal["io500", "ior", "mdtest"] = "io500"
+    binary: str | None = None  # path of the binary; default: the tool's name on PATH
+    launcher: list[str] = Field(default_factory=lambda: ["mpirun", "-np", "2"])
+    directory: str | None = None  # data directory; default: the step's scratch directory
+    stonewall: Duration = Duration.of("300s")  # io500 [global] stonewall time (300 s for a valid run)
+    settings: dict[str, dict[str, Scalar]] = Field(default_factory=dict)  # ini section -> key -> value
+    args: list[str] = Field(default_factory=list)  # ior / mdtest arguments
+    stripe: dict[str, Stripe] = Field(default_factory=dict)  # data subdirectory -> striping
 
 CONFIG_FILE = "config.ini"
 RESULTS = "results"  # io500's result directory (scratch) and its copy in the step directory
@@ -54,7 +80,7 @@ SOURCES = {"io500": "github.com/IO500/io500", "ior": "github.com/hpc/ior",
 
 def data_dir(ctx: StepContext) -> Path:
     """Where the tool writes its test data: the step's `directory:`, else the scratch."""
-    directory = ctx.step.params.get("directory")
+    directory = ctx.step.spec.directory
     return Path(directory) if directory else ctx.work_dir / DATA
 
 
@@ -70,35 +96,33 @@ def not_found(tool: str, binary: str) -> str:
 
 
 class Io500Runner:
-    kind = "io500"
-
     def __init__(self) -> None:
         # striping warnings from prepare, by context, for run's outcome
         self._pending: dict[int, list[str]] = {}
 
     def prepare(self, ctx: StepContext) -> None:
-        p = ctx.step.params
-        tool = tool_name(p)
+        spec: Io500Step = ctx.step.spec
+        tool = tool_name(spec)
         data = data_dir(ctx)
         make_dir(ctx, data, "mkdir-data")
-        self._pending[id(ctx)] = apply_stripes(ctx, data, p.get("stripe") or {})
+        self._pending[id(ctx)] = apply_stripes(ctx, data, spec.stripe)
         if tool != "io500":
             return
         results = result_dir(ctx)
         shutil.rmtree(results, ignore_errors=True)  # ours: no earlier repetition's files
         results.mkdir(parents=True)
-        text = io500_config(p, str(data), str(results))
+        text = io500_config(spec, str(data), str(results))
         if ctx.run_dir.write_text(ctx.step_dir / CONFIG_FILE, text):  # kept redacted
             (ctx.work_dir / CONFIG_FILE).write_text(text, encoding="utf-8")  # io500 reads this
 
     def run(self, ctx: StepContext) -> StepOutcome:
-        p = ctx.step.params
+        spec: Io500Step = ctx.step.spec
         warnings = self._pending.pop(id(ctx), [])
-        tool = tool_name(p)
-        binary = binary_of(p)
+        tool = tool_name(spec)
+        binary = binary_of(spec)
         if not found_on_path(ctx, binary):
             return StepOutcome("failed", error=not_found(tool, binary), warnings=warnings)
-        launcher = launcher_of(p)
+        launcher = launcher_of(spec)
         if launcher and not found_on_path(ctx, launcher[0]):
             return StepOutcome("failed", error=f"{launcher[0]} not found on PATH: install an "
                                "MPI (apt-get install -y openmpi-bin) or set `launcher:`",
@@ -107,13 +131,13 @@ class Io500Runner:
             config = ctx.work_dir / CONFIG_FILE
             if not config.is_file():
                 config = ctx.step_dir / CONFIG_FILE
-            result = ctx.execute("io500", io500_argv(p, str(config)), cwd=ctx.step_dir)
+            result = ctx.execute("io500", io500_argv(spec, str(config)), cwd=ctx.step_dir)
             records, problem = self._io500_records(ctx, result.stdout, warnings)
         else:
-            result = ctx.execute(tool, tool_argv(p), cwd=data_dir(ctx))
+            result = ctx.execute(tool, tool_argv(spec), cwd=data_dir(ctx))
             records, problem = _tool_records(tool, result.stdout)
         if result.interrupted:
-            return StepOutcome("interrupted", records, "stopped by the user", warnings)
+            return StepOutcome.stopped(records, warnings)
         if not result.ok:
             return StepOutcome("failed", records, failure_message(result, tool),
                                warnings)
@@ -188,3 +212,30 @@ def _tool_records(tool: str, stdout: str) -> tuple[list[Record], str | None]:
     if not records:
         return [], f"{tool} printed no result"
     return records, None
+
+
+class Io500(Kind):
+    name = "io500"
+    spec = Io500Step
+    layer = "client"
+    family = "hpc"
+    tools = ()  # the user's own IO500/IOR/mdtest build: the runner checks for it
+    records = (Io500Record, IorRecord, MdtestRecord)
+    place_fields = ("directory",)
+
+    def title(self, spec: Io500Step, name):
+        return f"IO500 ({spec.tool}, real binaries)"
+
+    def estimate_s(self, spec: Io500Step, hosts):
+        # 4 stonewalled writes, reads and deletes of what they made: a standard run takes
+        # about 12 stonewall times; ior/mdtest: give `timeout:`
+        return 12 * spec.stonewall.seconds + 60.0 if spec.tool == "io500" else 3600.0
+
+    def runner(self):
+        return Io500Runner()
+
+    def rows(self, step):
+        return io500_rows(step, self.workload_text(step.params))
+
+
+KIND = Io500()

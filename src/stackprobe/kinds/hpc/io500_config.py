@@ -15,7 +15,6 @@ import re
 from typing import Any
 
 from stackprobe.errors import UserError
-from stackprobe.units import parse_duration_s
 
 # the names io500's ini parser accepts (sections: letters, digits, '_' '-'; keys also '.')
 SECTION_RE = re.compile(r"^[0-9A-Za-z_-]+$")
@@ -39,9 +38,9 @@ def ini_value(value: Any, where: str) -> str:
     return text.strip()
 
 
-def stonewall_s(params: dict) -> int:
+def stonewall_s(spec) -> int:
     """The step's `stonewall` as io500's whole seconds (at least 1)."""
-    return max(1, round(parse_duration_s(params.get("stonewall", "300s"))))
+    return max(1, round(spec.stonewall.seconds))
 
 
 def _merge(sections: dict[str, dict[str, str]], section: str, key: str, text: str) -> None:
@@ -52,7 +51,7 @@ def _merge(sections: dict[str, dict[str, str]], section: str, key: str, text: st
     values[key] = text
 
 
-def io500_sections(params: dict, data_dir: str, result_dir: str) -> dict[str, dict[str, str]]:
+def io500_sections(spec, data_dir: str, result_dir: str) -> dict[str, dict[str, str]]:
     """Section -> key -> value text, defaults first and the user's settings merged in."""
     sections: dict[str, dict[str, str]] = {
         "global": {
@@ -62,9 +61,9 @@ def io500_sections(params: dict, data_dir: str, result_dir: str) -> dict[str, di
             "timestamp-resultdir": "FALSE",
             "drop-caches": "FALSE",
         },
-        "debug": {"stonewall-time": str(stonewall_s(params))},
+        "debug": {"stonewall-time": str(stonewall_s(spec))},
     }
-    for section, values in (params.get("settings") or {}).items():
+    for section, values in (spec.settings or {}).items():
         if not isinstance(section, str) or not SECTION_RE.match(section):
             raise UserError(f"io500 settings: section name {section!r} is not one io500 "
                             "reads (letters, digits, '_' and '-')")
@@ -81,38 +80,38 @@ def io500_sections(params: dict, data_dir: str, result_dir: str) -> dict[str, di
     return sections
 
 
-def io500_config(params: dict, data_dir: str, result_dir: str) -> str:
-    """The config.ini text io500 runs with."""
+def io500_config(spec, data_dir: str, result_dir: str) -> str:
+    """The config.ini text io500 runs with (`spec`: an Io500Step)."""
     lines = ["# io500 configuration written by stackprobe"]
-    for section, values in io500_sections(params, data_dir, result_dir).items():
+    for section, values in io500_sections(spec, data_dir, result_dir).items():
         lines += ["", f"[{section}]"]
         lines += [f"{key} = {text}" for key, text in values.items()]
     return "\n".join(lines) + "\n"
 
 
-def tool_name(params: dict) -> str:
-    tool = params.get("tool") or "io500"
+def tool_name(spec) -> str:
+    tool = spec.tool or "io500"
     if tool not in TOOL_NAMES:
         raise UserError(f"io500 step: tool {tool!r} is not one of {', '.join(TOOL_NAMES)}")
     return tool
 
 
-def binary_of(params: dict) -> str:
+def binary_of(spec) -> str:
     """The executable: the step's `binary`, else the tool's name (found on PATH)."""
-    return str(params.get("binary") or tool_name(params))
+    return str(spec.binary or tool_name(spec))
 
 
-def launcher_of(params: dict) -> list[str]:
-    return [str(a) for a in (params.get("launcher") or [])]
+def launcher_of(spec) -> list[str]:
+    return [str(a) for a in (spec.launcher or [])]
 
 
-def io500_argv(params: dict, config_path: str) -> list[str]:
+def io500_argv(spec, config_path: str) -> list[str]:
     """LAUNCHER io500 CONFIG [ARGS] (io500 reads options such as --mode=extended after
     the config file)."""
-    return [*launcher_of(params), binary_of(params), str(config_path),
-            *[str(a) for a in params.get("args") or []]]
+    return [*launcher_of(spec), binary_of(spec), str(config_path),
+            *[str(a) for a in spec.args or []]]
 
 
-def tool_argv(params: dict) -> list[str]:
+def tool_argv(spec) -> list[str]:
     """LAUNCHER ior|mdtest ARGS."""
-    return [*launcher_of(params), binary_of(params), *[str(a) for a in params.get("args") or []]]
+    return [*launcher_of(spec), binary_of(spec), *[str(a) for a in spec.args or []]]

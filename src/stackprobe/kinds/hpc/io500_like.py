@@ -13,12 +13,51 @@ phases need its files); the phases measured so far are kept.
 
 from __future__ import annotations
 
-from stackprobe.schema.records import Io500Phase, Io500Record, IoRecord, OpsRecord
+from typing import Literal
+
+from pydantic import Field
+
+from stackprobe.analysis.io500_score import IO500_LIKE_LABEL, score
 from stackprobe.kinds.context import StepContext, StepOutcome, failure_message, remove_work_dir
+from stackprobe.kinds.ceph.common import CEPH, CEPH_FUSE
+from stackprobe.kinds.contract import CephNeeds, Kind, Tool
+from stackprobe.kinds.fio.common import FIO, FIO_STARTUP_S, METADATA_OPS_PER_S, UNTIMED_BYTES_PER_S
 from stackprobe.kinds.fio.fio import run_fio_job
 from stackprobe.kinds.fio.fio_job import metadata_dirs
-from stackprobe.kinds.hpc.io500_like_jobs import DIRS, PHASES, find_argv, phase_job
-from stackprobe.kinds.fio.metadata import ops_record, short_phase
+from stackprobe.kinds.fio.metadata_jobs import ops_record, short_phase
+from stackprobe.kinds.fio.params import TARGET_TEXT, target_needs
+from stackprobe.kinds.hpc.io500_like_jobs import (
+    DIRS,
+    HARD_TRANSFER,
+    PHASES,
+    find_argv,
+    phase_job,
+)
+from stackprobe.kinds.lustre import Stripe, apply_stripes
+from stackprobe.kinds.hpc.rows import io500_rows
+from stackprobe.schema.records import Io500Phase, Io500Record, IoRecord, OpsRecord
+from stackprobe.spec.fields import Size
+from stackprobe.spec.steps import MeasuredSpec
+
+
+class Io500LikeStep(MeasuredSpec):
+    """The IO500 phases from stackprobe's own steps (fio, find) on a directory, scored with
+    the IO500 formula and always labelled 'io500-like, not an official IO500 score'.
+
+    Sizes are per process: easy (large sequential files, one per process), hard (47008-byte
+    transfers interleaved into one shared file), metadata easy (a directory per process) and
+    hard (one shared directory, 3901-byte files), then a parallel find."""
+
+    kind: Literal["io500_like"]
+    target: Literal["local", "cephfs"] = "local"
+    numjobs: int = Field(default=2, ge=1, le=256)
+    easy_size: Size = Size.of("256m")  # bytes each process writes in ior-easy
+    easy_bs: Size = Size.of("1m")
+    hard_transfers: int = Field(default=2000, ge=1)  # 47008-byte writes per process
+    md_easy_files: int = Field(default=5000, ge=1)  # per process
+    md_hard_files: int = Field(default=2000, ge=1)  # per process
+    direct: bool = False
+    stripe: dict[str, Stripe] = Field(default_factory=dict)  # phase directory -> striping
 
 GIB = 1024**3
 TIMESTAMP = "timestamp"  # touched after mdtest-easy-write: find looks for newer files
@@ -37,34 +76,25 @@ def _seconds(ms: float | None) -> float | None:
 
 
 class Io500LikeRunner:
-    kind = "io500_like"
-
     def __init__(self) -> None:
         self._warnings: dict[str, list[str]] = {}
 
     def prepare(self, ctx: StepContext) -> None:
+        spec: Io500LikeStep = ctx.step.spec
         work = ctx.work_dir
-        jobs = int(ctx.step.params["numjobs"])
+        jobs = spec.numjobs
         dirs = [*DIRS.values(), *(f"{DIRS['mdtest-easy']}/{d}" for d in metadata_dirs("easy", jobs)),
                 f"{DIRS['mdtest-hard']}/hard"]
         for d in dirs:
             (work / d).mkdir(parents=True, exist_ok=True)
-        stripes = ctx.step.params.get("stripe") or {}
-        warnings: list[str] = []
-        if stripes:
-            from stackprobe.kinds.hpc.lustre import apply_stripes  # noqa: PLC0415
-
-            warnings = apply_stripes(ctx, str(work), stripes)
-        self._warnings[ctx.step.id] = warnings
+        self._warnings[ctx.step.id] = apply_stripes(ctx, str(work), spec.stripe)
         for phase, _kind in PHASES:
             if phase != "find":
                 (ctx.step_dir / f"{phase}.fio").write_text(
-                    phase_job(phase, ctx.step.params, str(work)), encoding="utf-8")
+                    phase_job(phase, spec, str(work)), encoding="utf-8")
 
     def run(self, ctx: StepContext) -> StepOutcome:
-        from stackprobe.analysis.io500_score import IO500_LIKE_LABEL, score
-
-        p = ctx.step.params
+        spec: Io500LikeStep = ctx.step.spec
         records: list = []
         phases: list[Io500Phase] = []
         created = 0  # files in the tree when find walks it
@@ -96,7 +126,7 @@ class Io500LikeRunner:
         warnings += [w for ph in phases if ph.name != "find"  # find is timed by the clock
                      if (w := short_phase(ph.name, (ph.time_s or 0) * 1000, "raise its size"))]
         result = Io500Record(version="stackprobe io500-like", source_format="stackprobe",
-                             official=False, label=IO500_LIKE_LABEL, procs=int(p["numjobs"]),
+                             official=False, label=IO500_LIKE_LABEL, procs=spec.numjobs,
                              phases=phases, score_computed=score(phases),
                              formula="sqrt(geomean(bw GiB/s) x geomean(md kIOPS))",
                              host=ctx.transport.host)
@@ -112,7 +142,7 @@ class Io500LikeRunner:
         """IO500's find: walk the whole tree in parallel; the rate is files walked per
         second (the files the create phases made), as IO500 counts it."""
         work = str(ctx.work_dir)
-        result = ctx.execute("find", find_argv(work, int(ctx.step.params["numjobs"]),
+        result = ctx.execute("find", find_argv(work, ctx.step.spec.numjobs,
                                                f"{work}/{TIMESTAMP}"))
         if not result.ok:
             return StepOutcome("interrupted" if result.interrupted else "failed",
@@ -136,3 +166,52 @@ def _score_note(rec: Io500Record) -> str:
         return f"{rec.label}: no score (a phase has no figure)"
     return (f"{rec.label}: score {s.total:.4f} (bandwidth {s.bw:.4f} {s.bw_unit}, "
             f"metadata {s.md:.4f} {s.md_unit})")
+
+
+FIND = Tool("find", "findutils", ("find", "--version"), "io500-like find phase (directory walk)")
+
+
+def io500_like_bytes(spec: Io500LikeStep) -> int:
+    """Data an io500-like step leaves on its target before the deletes."""
+    return spec.numjobs * (spec.easy_size.bytes + spec.hard_transfers * HARD_TRANSFER
+                           + spec.md_easy_files * 4096 + spec.md_hard_files * 4096)
+
+
+class Io500Like(Kind):
+    name = "io500_like"
+    spec = Io500LikeStep
+    layer = "client"
+    family = "hpc"
+    tools = (FIO, FIND, CEPH, CEPH_FUSE)  # Ceph's on `target: cephfs`
+    records = (IoRecord, OpsRecord, Io500Record)
+
+    def title(self, spec, name):
+        return "io500-like phases (not an official IO500 score)"
+
+    def target_text(self, spec: Io500LikeStep):
+        return TARGET_TEXT.get(spec.target)
+
+    def estimate_s(self, spec: Io500LikeStep, hosts):
+        data = io500_like_bytes(spec)
+        ops = spec.numjobs * (3 * spec.md_easy_files + 4 * spec.md_hard_files)
+        return 12 * FIO_STARTUP_S + 2 * data / UNTIMED_BYTES_PER_S + 2 * ops / METADATA_OPS_PER_S
+
+    def data_bytes(self, spec: Io500LikeStep):
+        return io500_like_bytes(spec)
+
+    def needs(self, spec: Io500LikeStep):
+        return ("fio", "find", *target_needs(spec.target))
+
+    def ceph(self, spec: Io500LikeStep):
+        if spec.target != "cephfs":
+            return None
+        return CephNeeds(cephfs=True, cephfs_bytes=self.data_bytes(spec))
+
+    def runner(self):
+        return Io500LikeRunner()
+
+    def rows(self, step):
+        return io500_rows(step, self.workload_text(step.params))
+
+
+KIND = Io500Like()

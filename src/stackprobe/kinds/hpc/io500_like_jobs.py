@@ -15,8 +15,10 @@ find can run between them. What each phase stands for:
 
 from __future__ import annotations
 
-from stackprobe.plan.estimate import HARD_FILE, HARD_TRANSFER
 from stackprobe.kinds.fio.fio_job import METADATA_OPS, fio_value, metadata_names
+
+HARD_TRANSFER = 47008  # IO500's ior-hard transfer size: bytes, deliberately unaligned
+HARD_FILE = 3901  # IO500's mdtest-hard file size
 
 # (phase, kind) in IO500 order; 'find' is not fio
 PHASES: tuple[tuple[str, str], ...] = (
@@ -36,21 +38,21 @@ def family(phase: str) -> str:
     return phase.rsplit("-", 1)[0]
 
 
-def phase_job(phase: str, params: dict, work: str) -> str:
-    """The fio job file of one fio phase of an io500-like step."""
+def phase_job(phase: str, spec, work: str) -> str:
+    """The fio job file of one fio phase of an io500-like step (`spec`: an Io500LikeStep)."""
     fam, action = family(phase), phase.rsplit("-", 1)[1]
-    jobs = int(params["numjobs"])
+    jobs = spec.numjobs
     lines = [f"# stackprobe io500-like phase {phase}", "[global]",
              f"directory={work}/{DIRS[fam]}", f"numjobs={jobs}", "group_reporting=1"]
     if fam == "ior-easy":
-        lines += [f"bs={fio_value(params['easy_bs'])}", f"size={fio_value(params['easy_size'])}",
+        lines += [f"bs={fio_value(spec.easy_bs.text)}", f"size={fio_value(spec.easy_size.text)}",
                   "ioengine=psync", "filename_format=ior_file_easy.$jobnum",
-                  f"direct={1 if params.get('direct') else 0}",
+                  f"direct={1 if spec.direct else 0}",
                   f"rw={action}"]
         if action == "write":
             lines.append("end_fsync=1")
     elif fam == "ior-hard":
-        transfers = int(params["hard_transfers"])
+        transfers = spec.hard_transfers
         skip = (jobs - 1) * HARD_TRANSFER
         span = transfers * jobs * HARD_TRANSFER - skip  # each job's region, so all fit
         lines += [f"bs={HARD_TRANSFER}", "ioengine=psync", "filename=file",
@@ -61,7 +63,7 @@ def phase_job(phase: str, params: dict, work: str) -> str:
             lines.append("end_fsync=1")
     else:
         layout = "easy" if fam == "mdtest-easy" else "hard"
-        files = int(params["md_easy_files"] if layout == "easy" else params["md_hard_files"])
+        files = spec.md_easy_files if layout == "easy" else spec.md_hard_files
         size = 4096 if layout == "easy" else HARD_FILE  # easy files stay empty (create)
         op = "create" if (layout, action) == ("easy", "write") else _MD_OPS[action]
         lines += [f"nrfiles={files}", f"filesize={size}", f"bs={size}", "openfiles=1",

@@ -17,14 +17,32 @@ from __future__ import annotations
 import itertools
 import random
 from dataclasses import asdict
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 from stackprobe.analysis.network_matrix import build_matrix, link_speed_mbps
+from stackprobe.kinds.context import STOPPED, StepContext, StepOutcome, start_servers, stop_started
+from stackprobe.kinds.contract import HostMode, Kind, Tool
 from stackprobe.parsers.network.iperf3_json import parse_iperf3_json
 from stackprobe.parsers.network.ping import parse_ping, ping_argv
 from stackprobe.schema.records import NetRecord, PingRecord
-from stackprobe.kinds.context import StepContext, StepOutcome, start_servers, stop_started
+from stackprobe.spec.steps import StepSpec
 from stackprobe.transport.fleet import HostHandle
 
+
+class NetworkStep(StepSpec):
+    """iperf3 between every ordered pair of the hosts (or `pairs` random ones), with ping
+    latency; slow, asymmetric and failed pairs are flagged."""
+
+    kind: Literal["network"]
+    seconds: int = Field(default=5, ge=1, le=600)
+    streams: int = Field(default=1, ge=1, le=128)
+    reverse: bool = False
+    pairs: Literal["all"] | Annotated[int, Field(ge=1)] = "all"
+    slow_fraction: float = Field(default=0.7, gt=0, le=1)  # of the expected link speed
+    asymmetry: float = Field(default=1.5, gt=1)  # A->B over B->A that is flagged
+    port: int = Field(default=5201, ge=1024, le=65535)
 
 
 def choose_pairs(names: list[str], pairs: str | int, seed: str) -> list[tuple[str, str]]:
@@ -47,13 +65,11 @@ def nic_of(ip_addr_text: str, address: str) -> str | None:
 
 
 class NetworkRunner:
-    kind = "network"
-
     def prepare(self, ctx: StepContext) -> None:
         pass
 
     def run(self, ctx: StepContext) -> StepOutcome:
-        p = ctx.step.params
+        spec: NetworkStep = ctx.step.spec  # type: ignore[assignment]
         if ctx.fleet is None or len(ctx.step.hosts) < 2:
             return StepOutcome("failed", error="a network step needs --hosts and at least "
                                "2 hosts in its `hosts:`")
@@ -61,23 +77,23 @@ class NetworkRunner:
         by_name = {h.name: h for h in handles}
         links = self._link_speeds(ctx, handles)
         warnings = self._speed_warnings(handles, links)
-        port = int(p["port"])
+        port = spec.port
         problem = start_servers(ctx, "iperf3", port,
                                 lambda h: ["iperf3", "-s", "-B", h.host.address, "-p", str(port)])
         if problem:
             return StepOutcome("failed", error=problem, warnings=warnings)
         records: list[NetRecord | PingRecord] = []
-        for a, b in choose_pairs([h.name for h in handles], p["pairs"], ctx.run_dir.run_id):
+        for a, b in choose_pairs([h.name for h in handles], spec.pairs, ctx.run_dir.run_id):
             client, server = by_name[a], by_name[b]
-            net, ping = self._pair(ctx, client, server, p)
+            net, ping = self._pair(ctx, client, server, spec)
             records += [net, ping]
-            if net.error == "stopped by the user":
-                return StepOutcome("interrupted", records, "stopped by the user", warnings)
+            if net.error == STOPPED:
+                return StepOutcome.stopped(records, warnings)
         expected = {h.name: h.host.nic_speed_mbps or links[h.name].get("speed_mbps")
                     for h in handles}
         matrix = build_matrix([r for r in records if isinstance(r, NetRecord)],
                               [r for r in records if isinstance(r, PingRecord)], expected,
-                              slow_fraction=p["slow_fraction"], asymmetry=p["asymmetry"])
+                              slow_fraction=spec.slow_fraction, asymmetry=spec.asymmetry)
         warnings += matrix.flags()
         findings = {"network": {"hosts": matrix.hosts, "rows": matrix.as_rows(),
                                 "links": links, "expected_mbps": expected,
@@ -118,15 +134,15 @@ class NetworkRunner:
         return out
 
     @staticmethod
-    def _pair(ctx: StepContext, client: HostHandle, server: HostHandle, p: dict):
-        argv = ["iperf3", "-c", server.host.address, "-p", str(p["port"]), "-t",
-                str(p["seconds"]), "-P", str(p["streams"]), "-J", "--connect-timeout", "3000"]
-        if p["reverse"]:
+    def _pair(ctx: StepContext, client: HostHandle, server: HostHandle, spec: NetworkStep):
+        argv = ["iperf3", "-c", server.host.address, "-p", str(spec.port), "-t",
+                str(spec.seconds), "-P", str(spec.streams), "-J", "--connect-timeout", "3000"]
+        if spec.reverse:
             argv.append("-R")
         label = f"{client.name}-to-{server.name}"
         res = ctx.execute(f"iperf3-{label}", argv, on=client.transport)
         if res.interrupted:
-            net = NetRecord(client=client.name, server=server.name, error="stopped by the user")
+            net = NetRecord(client=client.name, server=server.name, error=STOPPED)
         else:
             try:
                 net = parse_iperf3_json(res.stdout)
@@ -144,3 +160,36 @@ class NetworkRunner:
 def _cell_dict(cell) -> dict:
     d = asdict(cell)
     return {k: v for k, v in d.items() if v is not None}
+
+
+IPERF3 = Tool("iperf3", "iperf3", ("iperf3", "--version"), "network bandwidth")
+PING = Tool("ping", "iputils-ping", ("ping", "-V"), "round-trip latency between hosts")
+
+
+class Network(Kind):
+    name = "network"
+    spec = NetworkStep
+    layer = "network"
+    family = "network"
+    hosts = HostMode.PAIRS
+    tools = (IPERF3, PING)
+    records = (NetRecord, PingRecord)
+    duration_fields = ("seconds",)
+    verdict_fields = ("slow_fraction", "asymmetry", "port")
+
+    def title(self, spec: NetworkStep, name):
+        return f"Network matrix (iperf3, {spec.streams} stream(s), {spec.seconds} s)"
+
+    def headline(self, spec):
+        return "bw"
+
+    def estimate_s(self, spec: NetworkStep, hosts):
+        n = max(2, hosts)
+        pairs = n * (n - 1) if spec.pairs == "all" else int(spec.pairs)
+        return pairs * (float(spec.seconds) + 2.0) + 2.0
+
+    def runner(self):
+        return NetworkRunner()
+
+
+KIND = Network()

@@ -15,6 +15,7 @@ from typing import Any
 from stackprobe.parsers.bad_input import finite, guard, raw_decode
 from stackprobe.schema.records import Cpu, IoRecord, IoStats, SeriesPoint, percentile_key
 from stackprobe.parsers.fio.workload import normalise_workload
+from stackprobe.schema.sentinels import FIO_ALL_CLIENTS
 
 
 class FioJsonError(ValueError):
@@ -162,7 +163,7 @@ def _has_bins(entries: list[dict[str, Any]]) -> bool:
 
 def _client_host(entry: dict[str, Any]) -> str:
     if entry.get("jobname") == "All clients":
-        return "all"
+        return FIO_ALL_CLIENTS
     host = str(entry.get("hostname", "?"))
     port = entry.get("port")
     return f"{host}:{port}" if port and int(port) != 8765 else host

@@ -13,13 +13,22 @@ import re
 import shutil
 from pathlib import Path
 
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
 from stackprobe.errors import UserError
 from stackprobe.kinds.context import StepContext, failure_message
-from stackprobe.engine.tools import has_tool
-from stackprobe.suite.models import Stripe
-from stackprobe.units import parse_size
+from stackprobe.spec.fields import Size
+from stackprobe.spec.steps import StrictModel
+from stackprobe.transport.tools import has_tool
+
+
+class Stripe(StrictModel):
+    """Lustre striping for a directory (`lfs setstripe -c COUNT -S SIZE [-p POOL]`), applied
+    when `lfs` exists on the host; elsewhere the step says it was not applied."""
+
+    count: int = Field(default=1, ge=-1)  # -1: every OST
+    size: Size | None = None  # stripe size, e.g. 1M
+    pool: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$")
 
 # a subdirectory below the step's data directory: plain names, no '..', not absolute
 _SUBDIR_RE = re.compile(r"^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$")
@@ -31,12 +40,12 @@ def as_stripe(value: Stripe | dict) -> Stripe:
     return value if isinstance(value, Stripe) else Stripe.model_validate(value)
 
 
-def lfs_size(size: str | int | float) -> str:
+def lfs_size(size: Size) -> str:
     """A stripe size lfs reads: '1M' as written, anything else ('1MiB') in bytes."""
-    text = str(size).strip()
-    if not isinstance(size, bool) and _LFS_SIZE_RE.match(text):
+    text = str(size.text).strip()
+    if _LFS_SIZE_RE.match(text):
         return text
-    return str(parse_size(size))
+    return str(size.bytes)
 
 
 def setstripe_argv(directory: str, stripe: Stripe | dict) -> list[str]:

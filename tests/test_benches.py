@@ -1,0 +1,51 @@
+"""Every benchmark script still runs: its short mode, end to end, printing its figure line.
+
+The short modes measure nothing worth quoting (a second of load); they exist so a
+refactoring that breaks a bench fails `make test` instead of being found months later.
+The figures themselves come from the full runs (`python bench/X.py`, see the notes).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def bench(script: str, *args: str, timeout: float = 600) -> str:
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / script), "--short", *args],
+                          capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-2000:])
+    return proc.stdout
+
+
+@pytest.mark.bench
+@pytest.mark.tools
+def test_overhead_short_prints_its_ratio_with_monitoring_on():
+    out = bench("overhead.py")
+    last = out.strip().splitlines()[-1]
+    m = re.fullmatch(r"overhead_ratio=(\d+\.\d+) monitor=on", last)
+    assert m and 0.2 < float(m.group(1)) < 2.0, last
+
+
+@pytest.mark.bench
+@pytest.mark.netns
+@pytest.mark.root
+def test_fleet_scale_short_drives_two_lab_hosts():
+    out = bench("fleet_scale.py")
+    assert re.search(r"^hosts=2 controller_cpu_s=\d+\.\d+ wall_s=\d+\.\d+ clients_reported=2 ",
+                     out, re.MULTILINE), out
+
+
+@pytest.mark.bench
+@pytest.mark.ceph
+def test_slo_search_short_on_the_lab_cluster(ceph_lab):
+    out = bench("slo_search.py", "--conf", str(ceph_lab.conf))
+    assert re.search(r"^slo_time_ratio=\d+\.\d+ answer_diff=\d+\.\d+$", out, re.MULTILINE), out
