@@ -396,6 +396,7 @@ def two_runs(tmp_path_factory):
     return base, out, ids["disk"], ids["tmpfs"]
 
 
+@pytest.mark.tools
 def test_cli_compares_real_runs(two_runs):
     base, out, disk, tmpfs = two_runs
     proc = run_cli(["compare", disk, tmpfs, "--out", out], cwd=base, check=0)
@@ -429,6 +430,7 @@ def test_cli_compares_real_runs(two_runs):
     assert page.count("<table") >= 3  # legend, differences, at least one comparison table
 
 
+@pytest.mark.tools
 def test_cli_same_figures_are_within_noise(two_runs):
     base, out, disk, _ = two_runs
     copy = base / "archived-copy"
@@ -449,6 +451,7 @@ def test_cli_same_figures_are_within_noise(two_runs):
     (["RUN_A", "RUN_A"], "the same run as"),
     (["RUN_A", "RUN_B", "--format", "pdf"], "--format pdf: choose one of text, md, json, html"),
 ])
+@pytest.mark.tools
 def test_cli_bad_input_is_one_line_exit_2(two_runs, args, message):
     base, out, disk, tmpfs = two_runs
     args = [{"RUN_A": disk, "RUN_B": tmpfs}.get(a, a) for a in args]

@@ -91,6 +91,7 @@ def _failing_suite(tmp_path: Path) -> Path:
     return suite
 
 
+@pytest.mark.tools
 def test_fio_failure_is_recorded_and_suite_goes_on(tmp_path):
     suite = _failing_suite(tmp_path)
     target = tmp_path / "target"
@@ -169,6 +170,7 @@ steps:
 """
 
 
+@pytest.mark.tools
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_interrupt_keeps_results_and_removes_test_files(tmp_path, sig):
     (tmp_path / "long.yaml").write_text(LONG_SUITE)

@@ -18,6 +18,7 @@ import pytest
 from conftest import run_cli
 
 
+@pytest.mark.tools
 def test_a_hung_tool_is_stopped_by_the_step_timeout_and_the_suite_goes_on(tmp_path):
     """fio told to wait 10 minutes before its job starts stands for any tool that stops
     making progress: the step's `timeout: 4` must end it by PID."""

@@ -250,6 +250,7 @@ rw=randwrite
 """
 
 
+@pytest.mark.tools
 def test_live_fio_merged_logs_equal_group_report(tmp_path):
     """Real fio, 3 read + 3 write jobs in one group: re-makes the proof on every test run."""
     data = tmp_path / "data"

@@ -55,6 +55,7 @@ def _fio_json_plus(tmp_path, *args) -> dict:
     return proc.stdout
 
 
+@pytest.mark.tools
 def test_percentiles_from_bins_equal_fios_own(tmp_path):
     text = _fio_json_plus(tmp_path, "--name=p", "--rw=randrw", "--bs=4k", "--size=8M",
                           "--ioengine=psync", "--time_based", "--runtime=1")
@@ -65,6 +66,7 @@ def test_percentiles_from_bins_equal_fios_own(tmp_path):
         assert mine == fios
 
 
+@pytest.mark.tools
 def test_jobs_reported_separately_merge_exactly(tmp_path):
     """Two jobs that fio reported separately (no group_reporting) become one row whose
     percentiles come from the summed histogram (never an average of the jobs'), whose

@@ -78,6 +78,7 @@ def test_seed_figures_from_public_fixtures():
                                                 rel=0.01)
 
 
+@pytest.mark.tools
 def test_status_interval_stream_uses_last_document(tmp_path):
     out = tmp_path / "stream.json"
     subprocess.run(
@@ -129,6 +130,7 @@ def fio_servers(count: int):
                 p.wait()
 
 
+@pytest.mark.tools
 def test_client_json_one_record_per_client_plus_all(tmp_path):
     job = tmp_path / "c.fio"
     job.write_text(f"[c]\ndirectory={tmp_path}\nrw=randread\nbs=4k\nsize=8M\nioengine=psync\n"

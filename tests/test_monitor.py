@@ -96,6 +96,7 @@ def block_devices_of(path: Path) -> set[str]:
     return names
 
 
+@pytest.mark.tools
 @needs_sysstat
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
 def test_monitor_sees_a_real_fio_write_load(workdir, monitors):
@@ -143,6 +144,7 @@ def test_monitor_sees_a_real_fio_write_load(workdir, monitors):
     assert len(doc["samples"]) == len(series.samples)
 
 
+@pytest.mark.tools
 @needs_sysstat
 def test_sadc_that_died_is_a_problem_not_an_exception(tmp_path, monitors):
     monitor = monitors(HostMonitor())
@@ -160,6 +162,7 @@ def test_sadc_that_died_is_a_problem_not_an_exception(tmp_path, monitors):
     assert len(result.series.samples) == 1
 
 
+@pytest.mark.tools
 @needs_sysstat
 def test_sadc_that_refuses_to_run(tmp_path, monitors):
     monitor = monitors(HostMonitor(interval_s=0))  # sadc: usage message, exit status 1
@@ -208,6 +211,7 @@ def test_host_without_sadf(tmp_path, monitors):
     assert pid is not None and _gone(pid)
 
 
+@pytest.mark.tools
 @needs_sysstat
 def test_step_shorter_than_the_interval(tmp_path, monitors):
     monitor = monitors(HostMonitor())
@@ -243,6 +247,8 @@ def test_connection_lost_is_a_problem():
     assert result.host == "h1"
 
 
+@pytest.mark.tools
+@pytest.mark.root
 @needs_sysstat
 @pytest.mark.skipif(not Path("/usr/sbin/sshd").exists(), reason="no sshd")
 def test_monitor_over_ssh(local_sshd, tmp_path, monitors):
@@ -285,6 +291,7 @@ def test_monitor_over_ssh(local_sshd, tmp_path, monitors):
         pool.close()
 
 
+@pytest.mark.tools
 def test_a_run_records_monitoring_and_hints_for_its_step(tmp_path):
     """A real one-step run: the step has the host's samples file, sadf's raw output, a
     summary in results.json, and the summary saw the fio load."""

@@ -153,6 +153,7 @@ def iperf3_server():
         server.wait(timeout=10)
 
 
+@pytest.mark.tools
 def test_live_loopback_run(iperf3_server):
     proc = subprocess.run(
         ["iperf3", "-c", LOOPBACK, "-p", str(iperf3_server), "-t", "1", "-J"],
@@ -167,6 +168,7 @@ def test_live_loopback_run(iperf3_server):
     assert rec.duration_s == pytest.approx(1, abs=0.5)
 
 
+@pytest.mark.tools
 def test_live_refused_exits_zero_with_error():
     if shutil.which("iperf3") is None:
         pytest.skip("iperf3 is not installed")

@@ -228,6 +228,7 @@ def _plausible(bw: float) -> bool:
     return 100e6 < bw < 1e12  # 100 MB/s .. 1 TB/s
 
 
+@pytest.mark.tools
 @pytest.mark.parametrize("operation", ["read", "write"])
 def test_real_sysbench_memory(operation):
     proc = _run(sysbench_memory_argv(operation, 1, 256 * MIB, 5), timeout=60)
@@ -236,6 +237,7 @@ def test_real_sysbench_memory(operation):
     assert rec.total_bytes == 256 * MIB
 
 
+@pytest.mark.tools
 def test_real_mbw():
     proc = _run(mbw_argv(16, 2), timeout=60)
     recs = parse_mbw(proc.stdout)

@@ -84,6 +84,7 @@ def test_sigkill_mid_suite_then_resume(tmp_path):
     assert "nothing to resume" in again.stderr
 
 
+@pytest.mark.tools
 def test_resume_refuses_a_changed_suite_and_a_live_run(tmp_path):
     suite, out, target = tmp_path / "s.yaml", tmp_path / "runs", tmp_path / "t"
     suite.write_text(SUITE.replace("runtime: 2", "runtime: 1"))

@@ -18,6 +18,8 @@ from conftest import run_cli
 from stackprobe.schema.records import percentile_value
 from stackprobe.store.rundir import load_results
 
+pytestmark = [pytest.mark.tools]
+
 SMALL_SUITE = """
 name: small
 defaults:

@@ -436,6 +436,7 @@ def planted_run(tmp_path_factory):
             "secrets": [env_secret, *keys.values()], "env_secret": env_secret, "keys": keys}
 
 
+@pytest.mark.tools
 def test_planted_run_ran_with_the_secrets(planted_run):
     proc, run_dir = planted_run["proc"], planted_run["run_dir"]
     assert proc.returncode == 1, (proc.stdout[-3000:], proc.stderr[-3000:])  # the failing step

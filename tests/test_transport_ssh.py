@@ -10,6 +10,8 @@ import pytest
 from cephlab import pid_alive
 from stackprobe.transport.ssh import SshPool, SshTransport, remote_command, split_pid
 
+pytestmark = [pytest.mark.tools, pytest.mark.root]
+
 
 @pytest.fixture(scope="module")
 def ssh(local_sshd):

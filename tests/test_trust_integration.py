@@ -11,6 +11,8 @@ import pytest
 from conftest import run_cli
 from stackprobe.store.rundir import load_results
 
+pytestmark = [pytest.mark.tools, pytest.mark.slow]
+
 SUITE = """
 name: trust
 defaults: {size: 32M, ioengine: psync, time_based: true}

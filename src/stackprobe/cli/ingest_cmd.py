@@ -11,9 +11,6 @@ import sys
 from pathlib import Path
 
 import typer
-from rich.console import Console
-
-from stackprobe.cli.ingest_tables import print_records
 
 
 def ingest(
@@ -22,7 +19,10 @@ def ingest(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON array of records."),
 ) -> None:
     """Parse existing tool outputs into stackprobe records."""
-    from stackprobe.ingest.detect import detect  # every parser; only ingest needs them all
+    from rich.console import Console
+
+    from stackprobe.cli.ingest_tables import print_records
+    from stackprobe.ingest.detect import detect
 
     records: list[dict] = []
     failed = 0

@@ -12,11 +12,10 @@ from pathlib import Path
 
 import typer
 
-from stackprobe.lab.ceph_lab import DEFAULT_DIR, CephLab
-from stackprobe.lab.hosts_lab import DEFAULT_DIR as HOSTS_DEFAULT_DIR
-from stackprobe.lab.hosts_lab import DEFAULT_PREFIX, HostsLab
-from stackprobe.lab.hosts_specs import MAX_HOSTS, check_request, parse_cpu_specs, parse_specs
-from stackprobe.units import parse_size
+from stackprobe.lab.hosts_specs import MAX_HOSTS
+from stackprobe.spec.labs import LAB_CEPH_DIR as DEFAULT_DIR
+from stackprobe.spec.labs import LAB_HOSTS_DIR as HOSTS_DEFAULT_DIR
+from stackprobe.spec.labs import LAB_HOSTS_PREFIX as DEFAULT_PREFIX
 
 lab_app = typer.Typer(help="Lab environments stackprobe brings up itself.", no_args_is_help=True)
 ceph_app = typer.Typer(help="A one-host Ceph cluster (Debian packages, no systemd).",
@@ -33,6 +32,9 @@ def up(
     osd_size: str = typer.Option("10G", "--osd-size", help="Size of each OSD's sparse block file."),
 ) -> None:
     """Bring up mon, mgr, OSDs, an MDS and a CephFS; wait until usable."""
+    from stackprobe.lab.ceph_lab import CephLab
+    from stackprobe.units import parse_size
+
     t0 = time.monotonic()
     lab = CephLab(lab_dir)
     state = lab.up(osds=osds, osd_size_bytes=parse_size(osd_size))
@@ -46,6 +48,8 @@ def up(
 @ceph_app.command("down")
 def down(lab_dir: Path = DIR_OPTION) -> None:
     """Unmount, stop exactly the daemons the lab started (by PID), remove the directory."""
+    from stackprobe.lab.ceph_lab import CephLab
+
     lab = CephLab(lab_dir)
     notes = lab.down()
     for note in notes:
@@ -59,6 +63,8 @@ def status(
     as_json: bool = typer.Option(False, "--json", help="Machine-readable status."),
 ) -> None:
     """What the lab started and whether it still runs."""
+    from stackprobe.lab.ceph_lab import CephLab
+
     info = CephLab(lab_dir).status()
     if as_json:
         print(json.dumps(info, indent=1))
@@ -99,6 +105,9 @@ def hosts_up(
                                help="Start of every name the lab makes (bridge PREFIX-br, netns PREFIX-h1..)."),
 ) -> None:
     """Bring up N hosts h1..hN at 10.99.0.11.. with sshd, and write a hosts.yaml for them."""
+    from stackprobe.lab.hosts_lab import HostsLab
+    from stackprobe.lab.hosts_specs import check_request, parse_cpu_specs, parse_specs
+
     links = parse_specs(slow_link, "slow-link")
     cpus = parse_cpu_specs(slow_cpu)
     disks = parse_specs(slow_disk, "slow-disk")
@@ -123,6 +132,8 @@ def hosts_up(
 @hosts_app.command("down")
 def hosts_down(lab_dir: Path = HOSTS_DIR_OPTION) -> None:
     """Stop the hosts' sshds and what runs in them (by PID), remove namespaces, links, cgroups."""
+    from stackprobe.lab.hosts_lab import HostsLab
+
     t0 = time.monotonic()
     lab = HostsLab(lab_dir)
     was_there = lab.dir.exists()
@@ -139,6 +150,8 @@ def hosts_status(
     as_json: bool = typer.Option(False, "--json", help="Machine-readable status."),
 ) -> None:
     """What the lab made and whether each host's sshd still runs."""
+    from stackprobe.lab.hosts_lab import HostsLab
+
     info = HostsLab(lab_dir).status()
     if as_json:
         print(json.dumps(info, indent=1))

@@ -5,14 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
-from rich.table import Table
-
-from stackprobe.plan.expand import expand
-from stackprobe.kinds import registry
-from stackprobe.engine.preflight import space_needed
-from stackprobe.suite.loader import load_hosts, load_suite
-from stackprobe.units import fmt_bytes, fmt_seconds
 
 
 def plan(
@@ -20,6 +12,15 @@ def plan(
     hosts_file: Path = typer.Option(None, "--hosts", help="hosts.yaml the run would use."),
 ) -> None:
     """Print the steps a suite expands to, with estimated time and space; runs nothing."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from stackprobe.engine.preflight import space_needed
+    from stackprobe.kinds import registry
+    from stackprobe.plan.expand import expand
+    from stackprobe.suite.loader import load_hosts, load_suite
+    from stackprobe.units import fmt_bytes, fmt_seconds
+
     loaded = load_suite(suite)
     hosts = load_hosts(hosts_file) if hosts_file is not None else None
     steps = expand(loaded.suite, loaded.base_dir, hosts)

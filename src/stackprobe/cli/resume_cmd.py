@@ -13,20 +13,9 @@ import os
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
-from stackprobe.cli.progress import RunProgress
-from stackprobe.cli.run_cmd import finish
-from stackprobe.cli.show_cmd import resolve_run
 from stackprobe.errors import UserError
-from stackprobe.plan.expand import expand
 from stackprobe.procs import stop_pids
-from stackprobe.engine.executor import DONE, RunSettings
-from stackprobe.engine.launch import CephOptions, launch
-from stackprobe.schema.results import RunResults
-from stackprobe.store.rundir import load_results
-from stackprobe.suite.loader import load_hosts, parse_suite
-from stackprobe.transport.local import LocalTransport
 
 
 def resume(
@@ -35,6 +24,18 @@ def resume(
     no_monitor: bool = typer.Option(False, "--no-monitor", help="No resource sampling."),
 ) -> None:
     """Continue a run from its first step not completed; completed steps are kept."""
+    from rich.console import Console
+
+    from stackprobe.cli.progress import RunProgress
+    from stackprobe.cli.run_cmd import finish
+    from stackprobe.cli.show_cmd import resolve_run
+    from stackprobe.engine.executor import DONE, RunSettings
+    from stackprobe.engine.launch import CephOptions, launch
+    from stackprobe.plan.expand import expand
+    from stackprobe.store.rundir import load_results
+    from stackprobe.suite.loader import load_hosts, parse_suite
+    from stackprobe.transport.local import LocalTransport
+
     path = resolve_run(run, out).resolve()
     previous = load_results(path)
     left = [s.id for s in previous.steps if s.status not in DONE]
@@ -97,7 +98,7 @@ def _running(pid: int) -> bool:
     return state != "Z"
 
 
-def _refuse_live(previous: RunResults) -> None:
+def _refuse_live(previous) -> None:
     """The controller that wrote the run must be gone (its PID dead or another program)."""
     pid = previous.run.pid
     if previous.run.status != "running" or not pid or pid == os.getpid():
@@ -111,7 +112,7 @@ def _refuse_live(previous: RunResults) -> None:
                         "(Ctrl-C keeps every finished step) or wait for it")
 
 
-def _same_steps(previous: RunResults, plan, suite_file: Path) -> None:
+def _same_steps(previous, plan, suite_file: Path) -> None:
     before = [(s.id, s.params) for s in previous.steps]
     now = [(s.id, s.params) for s in plan]
     if before != now:

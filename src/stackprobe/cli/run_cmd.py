@@ -6,15 +6,6 @@ import sys
 from pathlib import Path
 
 import typer
-from rich.console import Console
-
-from stackprobe.cli.progress import RunProgress
-from stackprobe.plan.expand import expand
-from stackprobe.report.terminal import print_summary
-from stackprobe.engine.executor import RunSettings
-from stackprobe.engine.launch import CephOptions, launch
-from stackprobe.suite.loader import load_hosts, load_suite
-from stackprobe.transport.local import LocalTransport
 
 EXIT_STEP_FAILED = 1
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
@@ -47,6 +38,15 @@ def run(
     ),
 ) -> None:
     """Run a suite (default: quick) and print its summary table."""
+    from rich.console import Console
+
+    from stackprobe.cli.progress import RunProgress
+    from stackprobe.engine.executor import RunSettings
+    from stackprobe.engine.launch import CephOptions, launch
+    from stackprobe.plan.expand import expand
+    from stackprobe.suite.loader import load_hosts, load_suite
+    from stackprobe.transport.local import LocalTransport
+
     console = Console()
     loaded = load_suite(suite)
     hosts = load_hosts(hosts_file) if hosts_file is not None else None
@@ -72,8 +72,10 @@ def run(
     finish(results, console, run_path)
 
 
-def finish(results, console: Console, run_path: Path) -> None:
+def finish(results, console, run_path: Path) -> None:
     """The summary table, then the exit status a script can test (1 failed, 130 stopped)."""
+    from stackprobe.report.terminal import print_summary
+
     console.print()
     print_summary(results, console, str(run_path))
     if results.run.status == "interrupted":

@@ -8,21 +8,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from stackprobe.errors import UserError
-from stackprobe.report.html import to_html
-from stackprobe.report.render import to_csv, to_json, to_markdown
-from stackprobe.report.terminal import print_summary
-from stackprobe.store.index import list_runs
-from stackprobe.store.rundir import atomic_write, load_results
 
-FORMATS = {"md": (to_markdown, "md"), "json": (to_json, "json"), "csv": (to_csv, "csv"),
-           "html": (to_html, "html")}
+FORMATS = ("md", "json", "csv", "html")  # report.<format>
 
 
 def resolve_run(run: str | None, out: Path) -> Path:
     """The run directory meant by `run` (path, id, or None for the newest)."""
+    from stackprobe.store.index import list_runs
+
     if run:
         path = Path(run)
         if path.is_dir():
@@ -42,6 +37,11 @@ def show(
     out: Path = typer.Option(Path("runs"), "--out", "-o", help="Where run directories are."),
 ) -> None:
     """Print a run's summary table."""
+    from rich.console import Console
+
+    from stackprobe.report.terminal import print_summary
+    from stackprobe.store.rundir import load_results
+
     path = resolve_run(run, out)
     print_summary(load_results(path), Console(), str(path))
 
@@ -55,11 +55,15 @@ def report(
     """Write a run's report as Markdown, JSON, CSV or HTML (one self-contained page)."""
     if fmt not in FORMATS:
         raise UserError(f"--format {fmt}: choose one of {', '.join(FORMATS)}")
+    from stackprobe.report import render
+    from stackprobe.report.html import to_html
+    from stackprobe.store.rundir import atomic_write, load_results
+
     path = resolve_run(run, out)
-    render, ext = FORMATS[fmt]
     results = load_results(path)
     # html also reads the steps' monitor files, which live in the run directory
-    text = to_html(results, path) if render is to_html else render(results)
-    target = output or path / f"report.{ext}"
+    text = to_html(results, path) if fmt == "html" else {
+        "md": render.to_markdown, "json": render.to_json, "csv": render.to_csv}[fmt](results)
+    target = output or path / f"report.{fmt}"
     atomic_write(target, text)
     print(target)

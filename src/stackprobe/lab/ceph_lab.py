@@ -23,7 +23,7 @@ from pathlib import Path
 
 from stackprobe.errors import UserError
 from stackprobe.lab import daemons
-from stackprobe.spec.ceph import LAB_CEPH_DIR
+from stackprobe.spec.labs import LAB_CEPH_DIR
 from stackprobe.lab.ceph_conf import LabConf, conf_text
 from stackprobe.lab.health import LAB_TOLERATED_CHECKS, usable
 from stackprobe.store.rundir import atomic_write

@@ -47,14 +47,15 @@ from stackprobe.lab.cgroups import (
 )
 from stackprobe.lab.hosts_specs import HostsLabError, check_request, disk_rate
 from stackprobe.procs import stop_pids
+from stackprobe.spec.labs import LAB_HOSTS_DIR, LAB_HOSTS_PREFIX
 from stackprobe.store.rundir import atomic_write
 
 STATE_FILE = "state.json"
 HOSTS_FILE = "hosts.yaml"
 # One lab per machine (its address range is fixed), so one machine-wide directory, like
 # the namespaces themselves; /tmp also empties on reboot, when the namespaces vanish too.
-DEFAULT_DIR = Path("/tmp/stackprobe-lab-hosts")
-DEFAULT_PREFIX = "sp"
+DEFAULT_DIR = LAB_HOSTS_DIR
+DEFAULT_PREFIX = LAB_HOSTS_PREFIX
 SUBNET = "10.99.0.0/24"
 BRIDGE_ADDRESS = "10.99.0.1"
 HOST_OFFSET = 10  # host i is 10.99.0.(10 + i)

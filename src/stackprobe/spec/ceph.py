@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from pydantic import Field
 
 from stackprobe.spec.fields import Size
 from stackprobe.spec.steps import StrictModel
-
-
-# where `stackprobe lab ceph up` makes its cluster, and so where a run looks for one
-LAB_CEPH_DIR = Path(".stackprobe") / "lab" / "ceph"
 
 
 class CephSettings(StrictModel):

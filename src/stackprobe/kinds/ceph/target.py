@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stackprobe.errors import UserError
-from stackprobe.spec.ceph import LAB_CEPH_DIR as LAB_DIR
 from stackprobe.spec.ceph import CephSettings
+from stackprobe.spec.labs import LAB_CEPH_DIR as LAB_DIR
 
 SYSTEM_CONF = Path("/etc/ceph/ceph.conf")
 OP_TIMEOUT_S = 60
