@@ -30,10 +30,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from stackprobe.lab.hosts_lab import HostsLab  # noqa: E402
-from stackprobe.plan.expand import expand  # noqa: E402
 from stackprobe.engine.executor import RunSettings  # noqa: E402
 from stackprobe.engine.launch import launch  # noqa: E402
+from stackprobe.lab.hosts_lab import HostsLab  # noqa: E402
+from stackprobe.plan.expand import expand  # noqa: E402
 from stackprobe.schema.sentinels import FLEET_HOST  # noqa: E402
 from stackprobe.suite.loader import load_hosts, parse_suite  # noqa: E402
 from stackprobe.transport.local import LocalTransport  # noqa: E402

@@ -37,11 +37,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from stackprobe.analysis.slo_search import Probe, SloResult, ramp, search  # noqa: E402
-from stackprobe.parsers.fio.fio_json import parse_fio_json  # noqa: E402
-from stackprobe.schema.records import percentile_key  # noqa: E402
 from stackprobe.kinds.fio.fio import FioStep  # noqa: E402
 from stackprobe.kinds.fio.fio_job import build_job  # noqa: E402
 from stackprobe.kinds.fio.slo import probe_latency  # noqa: E402
+from stackprobe.parsers.fio.fio_json import parse_fio_json  # noqa: E402
+from stackprobe.schema.records import percentile_key  # noqa: E402
 from stackprobe.units import fmt_iops, fmt_ns, parse_duration_s  # noqa: E402
 
 STACKPROBE = [sys.executable, "-m", "stackprobe"]

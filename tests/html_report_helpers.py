@@ -13,8 +13,15 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from stackprobe.schema.records import IoRecord, IoStats, MemBwRecord, SeriesPoint, SloRecord
-from stackprobe.schema.results import (CommandRecord, DirectionSummary, IoGroupSummary, RunInfo,
-                                      RunResults, StepResult, StepSummary)
+from stackprobe.schema.results import (
+    CommandRecord,
+    DirectionSummary,
+    IoGroupSummary,
+    RunInfo,
+    RunResults,
+    StepResult,
+    StepSummary,
+)
 
 EVIL = "<script>alert('x')</script>"
 START = 1767225600.0  # 2026-01-01T00:00:00Z

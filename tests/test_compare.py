@@ -14,7 +14,7 @@ import pytest
 
 from conftest import run_cli
 from stackprobe.analysis.noise import spread
-from stackprobe.schema.records import InventoryRecord, MemBwRecord
+from stackprobe.engine.preflight import supports_direct_io
 from stackprobe.report.compare import (
     BEYOND_NOISE,
     NOT_IN_RUN,
@@ -27,7 +27,7 @@ from stackprobe.report.compare import (
 )
 from stackprobe.report.compare_inventory import inventory_differences
 from stackprobe.report.compare_render import compare_json, compare_markdown, compare_tables
-from stackprobe.engine.preflight import supports_direct_io
+from stackprobe.schema.records import InventoryRecord, MemBwRecord
 from stackprobe.schema.results import (
     DirectionSummary,
     IoGroupSummary,

@@ -6,10 +6,10 @@ from pathlib import Path
 import pytest
 
 from stackprobe.analysis.histogram import merge_bins, percentiles
-from stackprobe.parsers.fio.fio_json import parse_fio_json
 from stackprobe.kinds.fio.disk_baseline import DiskBaselineStep, fio_argv
 from stackprobe.kinds.fio.fio_fleet import client_args, host_of_job, merge_clients
 from stackprobe.kinds.network.network import choose_pairs, nic_of
+from stackprobe.parsers.fio.fio_json import parse_fio_json
 
 FIXTURE = Path(__file__).parent / "fixtures/recorded/fio-3.33_client_jsonplus_2clients_randread.txt"
 

@@ -53,32 +53,34 @@ from fuzz_support import (
     text_or_bytes,
     truncations,
 )
-from stackprobe.parsers.ceph.ceph_inventory import erasure_profiles_in_use, parse_ceph_inventory
-from stackprobe.parsers.ceph.osd_bench import parse_osd_bench
-from stackprobe.parsers.ceph.ceph_status import CephStatus, parse_ceph_status
+from stackprobe.analysis.io500_score import recompute
 from stackprobe.ingest.detect import detect
+from stackprobe.parsers.ceph.ceph_inventory import erasure_profiles_in_use, parse_ceph_inventory
+from stackprobe.parsers.ceph.ceph_status import CephStatus, parse_ceph_status
+from stackprobe.parsers.ceph.osd_bench import parse_osd_bench
+from stackprobe.parsers.ceph.rados_bench import parse_rados_bench
+from stackprobe.parsers.ceph.rbd_bench import parse_rbd_bench
 from stackprobe.parsers.fio.fio_hist_log import parse_hist_log
 from stackprobe.parsers.fio.fio_json import JsonStream, interval_series, parse_fio_json, status_totals
 from stackprobe.parsers.fio.fio_log import parse_fio_log, series_from_logs
 from stackprobe.parsers.fio.fio_normal import parse_fio_normal
 from stackprobe.parsers.fio.fio_terse import parse_fio_terse
-from stackprobe.analysis.io500_score import recompute
 from stackprobe.parsers.host.inventory import parse_inventory
+from stackprobe.parsers.host.memory import parse_mbw, parse_stress_ng_stream, parse_sysbench_memory
+from stackprobe.parsers.host.sadf_json import MonitorSeries, parse_sadf_json
+from stackprobe.parsers.host.stress_ng_cpu import parse_stress_ng_cpu
 from stackprobe.parsers.hpc.io500_result import parse_io500
 from stackprobe.parsers.hpc.ior_text import parse_ior
 from stackprobe.parsers.hpc.mdtest_text import parse_mdtest
 from stackprobe.parsers.network.iperf3_json import parse_iperf3_json
-from stackprobe.parsers.host.memory import parse_mbw, parse_stress_ng_stream, parse_sysbench_memory
 from stackprobe.parsers.network.ping import parse_ping
-from stackprobe.parsers.ceph.rados_bench import parse_rados_bench
-from stackprobe.parsers.ceph.rbd_bench import parse_rbd_bench
 from stackprobe.schema.records import (
     CephInventoryRecord,
     CpuRecord,
     InventoryRecord,
     Io500Record,
-    IorRecord,
     IoRecord,
+    IorRecord,
     MdtestRecord,
     MemBwRecord,
     NetRecord,
@@ -87,8 +89,6 @@ from stackprobe.schema.records import (
     Record,
     SeriesPoint,
 )
-from stackprobe.parsers.host.sadf_json import MonitorSeries, parse_sadf_json
-from stackprobe.parsers.host.stress_ng_cpu import parse_stress_ng_cpu
 
 RECORDED = FIXTURES / "recorded"
 PUBLIC = FIXTURES / "public"

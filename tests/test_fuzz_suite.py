@@ -34,10 +34,9 @@ from fuzz_support import (
     CASES,
     FUZZ,
     JUNK,
+    TEXT_OPS,
     Mutant,
     Seed,
-    TEXT_OPS,
-    value_paths,
     corpus_files,
     one_line,
     read_input,
@@ -45,6 +44,7 @@ from fuzz_support import (
     save_failure,
     text_or_bytes,
     time_limit,
+    value_paths,
 )
 from stackprobe.spec.hosts import HostsFile
 from stackprobe.suite.loader import SuiteError, parse_model, parse_suite

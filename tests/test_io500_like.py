@@ -162,9 +162,11 @@ def test_hard_write_interleaves_processes_in_one_file(tmp_path):
     job = phase_job("ior-hard-write", spec, str(tmp_path))
     job = job.replace("[ior-hard-write]", "buffer_pattern=0x00\n[ior-hard-write]")
     job += "verify=pattern\nverify_pattern=%o\ndo_verify=0\n"  # each block stamped with its offset
+    job += "verify_state_save=0\n"  # no local-<job>-verify.state files where fio runs
     (tmp_path / "h.fio").write_text(job)
     subprocess.run(["fio", "--output-format=json", str(tmp_path / "h.fio")], check=True,
-                   capture_output=True)
+                   capture_output=True, cwd=tmp_path)
+    assert not list(tmp_path.glob("*verify.state"))
     data = (tmp_path / "ior-hard" / "file").read_bytes()
     assert len(data) == 3 * 5 * 47008
     for block in range(15):

@@ -12,15 +12,15 @@ import configparser
 import shutil
 
 import pytest
-from conftest import FIXTURES
 
+from conftest import FIXTURES
 from stackprobe.errors import UserError
-from stackprobe.schema.records import MdtestRecord
-from stackprobe.plan.expand import one_step
 from stackprobe.kinds.context import StepContext, TargetInfo
 from stackprobe.kinds.hpc.io500 import CONFIG_FILE, Io500Runner, Io500Step, data_dir, result_dir
 from stackprobe.kinds.hpc.io500_config import io500_argv, io500_config, tool_argv
 from stackprobe.kinds.lustre import Stripe, apply_stripes, setstripe_argv
+from stackprobe.plan.expand import one_step
+from stackprobe.schema.records import MdtestRecord
 from stackprobe.store.rundir import RunDir
 from stackprobe.transport.local import LocalTransport
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from stackprobe.engine.preflight import required_tools
-from stackprobe.errors import UserError
 from stackprobe.engine.tools import PLATFORM_TOOLS, all_tools, by_name
+from stackprobe.errors import UserError
 from stackprobe.kinds import registry
 from stackprobe.kinds.contract import HostMode, Kind
 from stackprobe.plan.expand import expand

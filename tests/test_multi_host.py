@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from stackprobe.lab.hosts_lab import HostsLab
-from stackprobe.plan.expand import expand
-from stackprobe.kinds.fio import fio_fleet
 from stackprobe.engine.executor import RunSettings
 from stackprobe.engine.launch import launch
+from stackprobe.kinds.fio import fio_fleet
+from stackprobe.lab.hosts_lab import HostsLab
+from stackprobe.plan.expand import expand
 from stackprobe.suite.loader import load_hosts, parse_suite
 from stackprobe.transport.local import LocalTransport
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from stackprobe.analysis.network_matrix import link_speed_mbps, build_matrix
+from stackprobe.analysis.network_matrix import build_matrix, link_speed_mbps
 from stackprobe.schema.records import NetRecord, PingRecord
 
 G = 1e9

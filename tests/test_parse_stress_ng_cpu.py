@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from stackprobe.schema.records import CpuRecord
 from stackprobe.parsers.host.stress_ng_cpu import parse_stress_ng_cpu
+from stackprobe.schema.records import CpuRecord
 
 REC = Path(__file__).parent / "fixtures" / "recorded" / "stress-ng"
 

@@ -8,17 +8,17 @@ from pathlib import Path
 
 import pytest
 
+from stackprobe.kinds.ceph.ceph_inventory_sources import (
+    INVENTORY_SOURCES,
+    ec_profile_argv,
+    ec_profile_source,
+)
 from stackprobe.parsers.ceph.ceph_inventory import (
     SOURCES,
     erasure_profiles_in_use,
     parse_ceph_inventory,
 )
 from stackprobe.schema.records import CephInventoryRecord
-from stackprobe.kinds.ceph.ceph_inventory_sources import (
-    INVENTORY_SOURCES,
-    ec_profile_argv,
-    ec_profile_source,
-)
 
 REC = Path(__file__).parent / "fixtures" / "recorded" / "ceph"
 V = "ceph-16.2.15_"

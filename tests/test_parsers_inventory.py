@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from stackprobe.kinds.host.inventory_sources import SOURCES
 from stackprobe.parsers.host.inventory import parse_inventory
 from stackprobe.schema.records import InventoryRecord
-from stackprobe.kinds.host.inventory_sources import SOURCES
 
 FIX = Path(__file__).parent / "fixtures"
 RECORDED = FIX / "recorded" / "inventory"

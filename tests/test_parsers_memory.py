@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from stackprobe.parsers.host.memory import parse_mbw, parse_stress_ng_stream, parse_sysbench_memory
 from stackprobe.kinds.host.memory_commands import (
     MEMORY_TOOLS,
     mbw_argv,
     stress_ng_stream_argv,
     sysbench_memory_argv,
 )
+from stackprobe.parsers.host.memory import parse_mbw, parse_stress_ng_stream, parse_sysbench_memory
 
 REC = Path(__file__).parent / "fixtures" / "recorded"
 MIB = 1024**2

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from conftest import FIXTURES
 from stackprobe.analysis.recommend import Advice, SweepPoint, advise
-from stackprobe.parsers.fio.fio_json import parse_fio_json
 from stackprobe.parsers.ceph.rados_bench import parse_rados_bench
+from stackprobe.parsers.fio.fio_json import parse_fio_json
 
 
 def qd(depth: int, iops: float, lat_us: float | None = None) -> SweepPoint:

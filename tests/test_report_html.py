@@ -15,14 +15,31 @@ import pytest
 from markupsafe import escape
 
 from conftest import ROOT, run_cli
-from html_report_helpers import (EVIL, START, SvgCensus, built_results, chromium, monitor_doc,
-                                 open_offline, write_built_run)
+from html_report_helpers import (
+    EVIL,
+    START,
+    SvgCensus,
+    built_results,
+    chromium,
+    monitor_doc,
+    open_offline,
+    write_built_run,
+)
 from stackprobe.report.html import to_html
 from stackprobe.report.html_timeline import step_timeline
 from stackprobe.report.render import extra_tables, formatted, to_markdown
 from stackprobe.report.svg import Scale, domain, linear_ticks, log_ticks, nines, tidy
-from stackprobe.report.svg_charts import (Axis, Bar, HeatCell, Line, Point, RefLine, hbar_chart,
-                                          heatmap, line_chart)
+from stackprobe.report.svg_charts import (
+    Axis,
+    Bar,
+    HeatCell,
+    Line,
+    Point,
+    RefLine,
+    hbar_chart,
+    heatmap,
+    line_chart,
+)
 from stackprobe.report.table import summary_rows
 from stackprobe.store.rundir import load_results
 from stackprobe.units import fmt_iops, fmt_ns

@@ -18,14 +18,14 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, run_cli
+from stackprobe import redact
 from stackprobe.kinds.ceph.keys import client_keys, conf_options, expand_meta, keys_in_keyring
 from stackprobe.kinds.ceph.session import CephSession
 from stackprobe.kinds.ceph.target import CephTarget
-from stackprobe import redact
 from stackprobe.redact import REDACTED, Redactor, redact_env, redact_patterns, secret_name
 from stackprobe.schema.results import CommandRecord, RunInfo, RunResults, StepResult
-from stackprobe.store.rundir import RunDir, load_results
 from stackprobe.spec.ceph import CephSettings
+from stackprobe.store.rundir import RunDir, load_results
 from stackprobe.transport.base import CommandResult
 
 

@@ -1,7 +1,7 @@
 """Summary rows of per-host figures: one row per host and figure, a repeated step's mean."""
 
-from stackprobe.schema.records import CpuRecord, MemBwRecord
 from stackprobe.report.table import _step_rows
+from stackprobe.schema.records import CpuRecord, MemBwRecord
 from stackprobe.schema.results import StepResult
 
 

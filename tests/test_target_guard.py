@@ -17,16 +17,16 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, run_cli
 
-from stackprobe.errors import UserError
+from conftest import FIXTURES, run_cli
 from stackprobe.engine.preflight import guard_targets, plan_guard_inputs
+from stackprobe.errors import UserError
 from stackprobe.plan.expand import one_step
-from stackprobe.spec.planned import PlannedStep
 from stackprobe.safety import device_probes as bd
-from stackprobe.safety import job_paths as fjp
 from stackprobe.safety import guard as tg
+from stackprobe.safety import job_paths as fjp
 from stackprobe.spec.hosts import HostsFile
+from stackprobe.spec.planned import PlannedStep
 from stackprobe.transport.base import CommandResult
 from stackprobe.transport.local import LocalTransport
 

@@ -22,7 +22,6 @@ from stackprobe.schema.results import IoGroupSummary, StepSummary
 from stackprobe.schema.sentinels import FLEET_HOST
 
 
-
 def summarise_step(headline: str | None, records: Sequence[object],
                    noisy_cov: float = DEFAULT_NOISY_COV) -> StepSummary | None:
     """The step's summary; for a repeated step, the mean over its runs (analysis/repeats)."""

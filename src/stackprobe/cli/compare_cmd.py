@@ -11,6 +11,7 @@ from pathlib import Path
 
 import typer
 
+from stackprobe.cli import options
 from stackprobe.errors import UserError
 
 FORMATS = ("text", "md", "json", "html")
@@ -20,7 +21,7 @@ def compare_runs(
     runs: list[str] = typer.Argument(None, metavar="RUN...", help="Two or more run directories "
                                      "or ids; the first is the baseline."),
     fmt: str = typer.Option("text", "--format", "-f", help="text, md, json or html (a self-contained page)."),
-    out: Path = typer.Option(Path("runs"), "--out", "-o", help="Where run directories are."),
+    out: Path = options.OUT,
 ) -> None:
     """Compare runs: the same workloads side by side, the change against the first run and
     whether it is beyond noise; before them, what differs between the machines."""

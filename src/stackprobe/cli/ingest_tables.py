@@ -12,15 +12,15 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from stackprobe.report.terminal import rich_table
 from stackprobe.schema.records import (
     Io500Record,
-    IorRecord,
     IoRecord,
+    IorRecord,
     MdtestRecord,
     NetRecord,
 )
 from stackprobe.tables.io500 import phase_table, score_sentence
-from stackprobe.report.terminal import rich_table
 from stackprobe.units import fmt_bw, fmt_iops, fmt_ns
 
 

@@ -6,9 +6,11 @@ from pathlib import Path
 
 import typer
 
+from stackprobe.cli import options
+
 
 def plan(
-    suite: str = typer.Argument(None, help="Built-in suite name (quick, standard) or YAML file."),
+    suite: str = options.SUITE,
     hosts_file: Path = typer.Option(None, "--hosts", help="hosts.yaml the run would use."),
 ) -> None:
     """Print the steps a suite expands to, with estimated time and space; runs nothing."""

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from stackprobe.spec.planned import PlannedStep
 from stackprobe.schema.results import StepResult
+from stackprobe.spec.planned import PlannedStep
 from stackprobe.units import fmt_seconds
 
 _STATUS_STYLE = {"ok": "green", "partial": "bold yellow", "failed": "bold red", "interrupted": "yellow"}

@@ -14,13 +14,14 @@ from pathlib import Path
 
 import typer
 
+from stackprobe.cli import options
 from stackprobe.errors import UserError
 from stackprobe.procs import stop_pids
 
 
 def resume(
     run: str = typer.Argument(..., help="Run directory or id to finish."),
-    out: Path = typer.Option(Path("runs"), "--out", "-o", help="Where run directories are."),
+    out: Path = options.OUT,
     no_monitor: bool = typer.Option(False, "--no-monitor", help="No resource sampling."),
 ) -> None:
     """Continue a run from its first step not completed; completed steps are kept."""

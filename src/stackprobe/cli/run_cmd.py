@@ -7,12 +7,14 @@ from pathlib import Path
 
 import typer
 
+from stackprobe.cli import options
+
 EXIT_STEP_FAILED = 1
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 
 def run(
-    suite: str = typer.Argument(None, help="Built-in suite name (quick, standard) or YAML file."),
+    suite: str = options.SUITE,
     target: Path = typer.Option(
         None, "--target", "-t",
         help="Directory to test; stackprobe works in a subdirectory it removes afterwards. "

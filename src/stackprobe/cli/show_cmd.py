@@ -9,6 +9,7 @@ from pathlib import Path
 
 import typer
 
+from stackprobe.cli import options
 from stackprobe.errors import UserError
 
 FORMATS = ("md", "json", "csv", "html")  # report.<format>
@@ -34,7 +35,7 @@ def resolve_run(run: str | None, out: Path) -> Path:
 
 def show(
     run: str = typer.Argument(None, help="Run directory or id; default: the newest run."),
-    out: Path = typer.Option(Path("runs"), "--out", "-o", help="Where run directories are."),
+    out: Path = options.OUT,
 ) -> None:
     """Print a run's summary table."""
     from rich.console import Console
@@ -50,7 +51,7 @@ def report(
     run: str = typer.Argument(..., help="Run directory or id."),
     fmt: str = typer.Option("md", "--format", "-f", help="md, json, csv or html."),
     output: Path = typer.Option(None, "--output", help="File to write; default: in the run dir."),
-    out: Path = typer.Option(Path("runs"), "--out", "-o", help="Where run directories are."),
+    out: Path = options.OUT,
 ) -> None:
     """Write a run's report as Markdown, JSON, CSV or HTML (one self-contained page)."""
     if fmt not in FORMATS:

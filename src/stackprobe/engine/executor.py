@@ -23,15 +23,15 @@ from stackprobe.analysis.noise import should_repeat
 from stackprobe.analysis.repeats import DEFAULT_NOISY_COV
 from stackprobe.analysis.stability import judge_records
 from stackprobe.analysis.step_summary import summarise_step
-from stackprobe.errors import UserError
-from stackprobe.spec.planned import PlannedStep
-from stackprobe.kinds.context import StepContext, StepOutcome, TargetInfo, command_record
-from stackprobe.kinds.ceph.session import CephSession
 from stackprobe.engine.per_node import combine_hosts
-from stackprobe.kinds import registry
 from stackprobe.engine.step_monitor import StepMonitors
-from stackprobe.store.index import record_run
+from stackprobe.errors import UserError
+from stackprobe.kinds import registry
+from stackprobe.kinds.ceph.session import CephSession
+from stackprobe.kinds.context import StepContext, StepOutcome, TargetInfo, command_record
 from stackprobe.schema.results import CommandRecord, RunInfo, RunResults, StepResult
+from stackprobe.spec.planned import PlannedStep
+from stackprobe.store.index import record_run
 from stackprobe.store.rundir import RunDir, atomic_write, utc_now_iso
 from stackprobe.transport.base import CommandResult, Transport
 from stackprobe.transport.fleet import Fleet, HostHandle

@@ -14,11 +14,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from stackprobe.errors import UserError
-from stackprobe.spec.planned import PlannedStep
-from stackprobe.kinds.context import TargetInfo
-from stackprobe.kinds.ceph.session import CephSession, cephfs_bytes_for, image_bytes_for
-from stackprobe.kinds.ceph.target import resolve_target
 from stackprobe.engine.executor import Executor, Progress, RunSettings
 from stackprobe.engine.preflight import (
     check_space,
@@ -30,13 +25,18 @@ from stackprobe.engine.preflight import (
     supports_direct_io,
 )
 from stackprobe.engine.tools import by_name
-from stackprobe.transport.tools import tool_version
+from stackprobe.errors import UserError
+from stackprobe.kinds.ceph.session import CephSession, cephfs_bytes_for, image_bytes_for
+from stackprobe.kinds.ceph.target import resolve_target
+from stackprobe.kinds.context import TargetInfo
 from stackprobe.schema.results import RunResults
-from stackprobe.store.rundir import RunDir, load_results, new_run_id
-from stackprobe.spec.hosts import HostsFile
 from stackprobe.spec.ceph import CephSettings
+from stackprobe.spec.hosts import HostsFile
+from stackprobe.spec.planned import PlannedStep
+from stackprobe.store.rundir import RunDir, load_results, new_run_id
 from stackprobe.transport.base import Transport
 from stackprobe.transport.fleet import Fleet
+from stackprobe.transport.tools import tool_version
 
 
 @dataclass

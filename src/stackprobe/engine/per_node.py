@@ -12,9 +12,9 @@ from collections.abc import Sequence
 
 from stackprobe.analysis.consistency import judge
 from stackprobe.analysis.node_figures import node_metrics
-from stackprobe.spec.planned import PlannedStep
 from stackprobe.kinds.context import StepOutcome
 from stackprobe.schema.results import CommandRecord
+from stackprobe.spec.planned import PlannedStep
 from stackprobe.units import fmt_bw
 
 

@@ -15,8 +15,8 @@ from stackprobe.parsers.fio.fio_normal import parse_fio_normal
 from stackprobe.parsers.fio.fio_terse import parse_fio_terse
 from stackprobe.parsers.hpc.io500_result import looks_like_io500, parse_io500
 from stackprobe.parsers.hpc.ior_text import looks_like_ior, parse_ior
-from stackprobe.parsers.network.iperf3_json import parse_iperf3_json
 from stackprobe.parsers.hpc.mdtest_text import looks_like_mdtest, parse_mdtest
+from stackprobe.parsers.network.iperf3_json import parse_iperf3_json
 
 _TERSE_LINE = re.compile(r"^(?:.*\r)?[2-5];fio-[^;]*;", re.MULTILINE)
 _NORMAL_JOB = re.compile(r"\(groupid=\d+, jobs=\d+\)|: \(g=\d+\): rw=", re.MULTILINE)

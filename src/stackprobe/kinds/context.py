@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import shutil
 import time
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from stackprobe.schema.records import Record
-from stackprobe.spec.planned import PlannedStep
 from stackprobe.schema.results import CommandRecord
+from stackprobe.spec.planned import PlannedStep
 from stackprobe.store.rundir import RunDir
 from stackprobe.transport.base import CommandResult, Transport
 

@@ -23,9 +23,9 @@ from pathlib import Path
 
 from stackprobe.errors import UserError
 from stackprobe.lab import daemons
-from stackprobe.spec.labs import LAB_CEPH_DIR
 from stackprobe.lab.ceph_conf import LabConf, conf_text
 from stackprobe.lab.health import LAB_TOLERATED_CHECKS, usable
+from stackprobe.spec.labs import LAB_CEPH_DIR
 from stackprobe.store.rundir import atomic_write
 
 STATE_FILE = "state.json"

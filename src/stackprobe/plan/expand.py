@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
 from stackprobe.errors import UserError
 from stackprobe.kinds import registry
 from stackprobe.kinds.contract import HostMode, Kind

@@ -11,8 +11,8 @@ from typing import Any
 
 from stackprobe.report.compare import Comparison, MatchedRow, Side, compare
 from stackprobe.report.render import LAYER_TITLES
-from stackprobe.tables.text_table import TextTable
 from stackprobe.schema.results import RunResults
+from stackprobe.tables.text_table import TextTable
 from stackprobe.units import fmt_bw, fmt_iops, fmt_ns
 
 TABLE_HEADERS = ["Test", "Workload", "Run", "Bandwidth", "IOPS / ops/s", "Mean latency",

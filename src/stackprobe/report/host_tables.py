@@ -8,8 +8,8 @@ and named in a sentence under the table.
 
 from __future__ import annotations
 
-from stackprobe.tables.text_table import TextTable
 from stackprobe.schema.results import RunResults, StepResult
+from stackprobe.tables.text_table import TextTable
 from stackprobe.units import fmt_bw, fmt_iops, fmt_ns
 
 FLAG = "⚠"

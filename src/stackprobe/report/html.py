@@ -26,18 +26,31 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from stackprobe.report.html_figures import (headline_bars, slo_knees, step_percentiles,
-                                            sweep_curves, sweep_percentiles, swept_together)
+from stackprobe.report.html_figures import (
+    headline_bars,
+    slo_knees,
+    step_percentiles,
+    sweep_curves,
+    sweep_percentiles,
+    swept_together,
+)
 from stackprobe.report.html_heatmaps import step_heatmaps
 from stackprobe.report.html_ladder import ladder_section
 from stackprobe.report.html_timeline import step_timeline
 from stackprobe.report.ladder_tables import ladder_table
-from stackprobe.report.render import (HEADERS, HEADLINE_CELL, LAYER_TITLES, environment_lines,
-                                      extra_tables, formatted, warnings_of)
+from stackprobe.report.render import (
+    HEADERS,
+    HEADLINE_CELL,
+    LAYER_TITLES,
+    environment_lines,
+    extra_tables,
+    formatted,
+    warnings_of,
+)
 from stackprobe.report.table import Row, summary_rows, workload_text
-from stackprobe.tables.text_table import TextTable
 from stackprobe.schema.results import RunResults, StepResult
 from stackprobe.spec.steps import LAYERS
+from stackprobe.tables.text_table import TextTable
 from stackprobe.units import fmt_seconds
 
 TEMPLATE = "report.html.j2"

@@ -14,12 +14,12 @@ tables use, so a chart and its table always agree.
 
 from __future__ import annotations
 
-from stackprobe.schema.records import SloRecord, percentile_value
+from stackprobe.kinds import registry
 from stackprobe.report.svg import nines, tidy
 from stackprobe.report.svg_charts import Axis, Bar, Line, Point, RefLine, hbar_chart, line_chart
-from stackprobe.kinds import registry
 from stackprobe.report.sweep_tables import sweep_workloads
 from stackprobe.report.table import Row
+from stackprobe.schema.records import SloRecord, percentile_value
 from stackprobe.schema.results import DirectionSummary, RunResults, StepResult
 from stackprobe.units import fmt_bw, fmt_iops, fmt_ns, parse_duration_s
 

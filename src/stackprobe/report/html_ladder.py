@@ -11,8 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from stackprobe.analysis.ceilings import OVER_CEILING, Rung
-from stackprobe.report.ladder_tables import run_ladder
-from stackprobe.report.ladder_tables import bottleneck_text, missing_sentences
+from stackprobe.report.ladder_tables import bottleneck_text, missing_sentences, run_ladder
 from stackprobe.report.svg_charts import BarPair, bar_pairs
 from stackprobe.schema.results import RunResults
 

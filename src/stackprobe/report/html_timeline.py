@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from stackprobe.schema.records import IoRecord
 from stackprobe.report.svg_charts import Axis, Line, Point, line_chart
+from stackprobe.schema.records import IoRecord
 from stackprobe.schema.results import StepResult
 from stackprobe.units import fmt_bw, fmt_iops, fmt_ns
 

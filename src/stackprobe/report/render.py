@@ -10,18 +10,18 @@ import csv
 import io
 import json
 
-from stackprobe.schema.records import CephInventoryRecord, InventoryRecord
-from stackprobe.tables.io500 import io500_tables
 from stackprobe.report.host_tables import host_tables
+from stackprobe.report.inventory_lines import ceph_lines, inventory_lines
 from stackprobe.report.kind_tables import kind_tables
 from stackprobe.report.ladder_tables import ladder_dicts, ladder_table
 from stackprobe.report.slo_tables import slo_tables
 from stackprobe.report.sweep_tables import sweep_tables
-from stackprobe.tables.text_table import TextTable
-from stackprobe.report.inventory_lines import ceph_lines, inventory_lines
 from stackprobe.report.table import Row, summary_rows
+from stackprobe.schema.records import CephInventoryRecord, InventoryRecord
 from stackprobe.schema.results import RunResults
 from stackprobe.spec.steps import LAYERS
+from stackprobe.tables.io500 import io500_tables
+from stackprobe.tables.text_table import TextTable
 from stackprobe.units import fmt_bw, fmt_iops, fmt_ns, fmt_seconds
 
 LAYER_TITLES = {

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from stackprobe.schema.records import SloRecord
-from stackprobe.tables.text_table import TextTable
 from stackprobe.schema.results import RunResults
+from stackprobe.tables.text_table import TextTable
 from stackprobe.units import fmt_iops, fmt_ns
 
 

@@ -19,8 +19,20 @@ import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from stackprobe.report.svg import (GRID, INK, MUTED, Canvas, Scale, colour, domain, linear_ticks,
-                                   log_ticks, shorten, text_on, tidy)
+from stackprobe.report.svg import (
+    GRID,
+    INK,
+    MUTED,
+    Canvas,
+    Scale,
+    colour,
+    domain,
+    linear_ticks,
+    log_ticks,
+    shorten,
+    text_on,
+    tidy,
+)
 
 Fmt = Callable[[float], str]
 CHAR_PX = 6.2  # average width of an 11px sans-serif character, for layout

@@ -6,19 +6,19 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from stackprobe.tables.text_table import TextTable
 from stackprobe.report.render import (
     HEADLINE_CELL,
     LAYER_TITLES,
     environment_lines,
     extra_tables,
-    limits_of,
     formatted,
+    limits_of,
     warnings_of,
 )
 from stackprobe.report.table import summary_rows
 from stackprobe.schema.results import RunResults
 from stackprobe.spec.steps import LAYERS
+from stackprobe.tables.text_table import TextTable
 from stackprobe.units import fmt_seconds
 
 NARROW_COLUMNS = 130

@@ -12,7 +12,6 @@ import re
 from dataclasses import dataclass
 
 
-
 # ------------------------------------------------------------------ tool output (pure)
 @dataclass(frozen=True)
 class Node:

@@ -33,8 +33,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stackprobe.errors import UserError
-from stackprobe.spec.tools import Tool
-from stackprobe.transport.base import CommandResult, Transport
 from stackprobe.safety.device_probes import (
     Mount,
     Node,
@@ -52,9 +50,11 @@ from stackprobe.safety.device_probes import (
     parse_wipefs_table,
 )
 from stackprobe.safety.job_paths import (
-    Use,
     WORK,
+    Use,
 )
+from stackprobe.spec.tools import Tool
+from stackprobe.transport.base import CommandResult, Transport
 
 HARMLESS_CHAR_DEVICES = ("/dev/null",)
 # what the guard probes a device with (stat, grep, cat, find come with every Debian)

@@ -19,12 +19,12 @@ import os
 import tempfile
 import threading
 from collections.abc import Callable, Iterable
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
-from stackprobe.errors import UserError
 from stackprobe import redact
+from stackprobe.errors import UserError
 from stackprobe.redact import Redactor
 from stackprobe.schema.results import RunResults, StepResult
 from stackprobe.transport.base import CommandResult

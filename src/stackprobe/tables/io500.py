@@ -9,8 +9,8 @@ IO500 score — the label travels with the figure wherever it is shown.
 from __future__ import annotations
 
 from stackprobe.schema.records import Io500Record, Io500Score
-from stackprobe.tables.text_table import TextTable
 from stackprobe.schema.results import RunResults, StepResult
+from stackprobe.tables.text_table import TextTable
 
 HEADERS = ["Phase", "Kind", "Value", "Time", "Scored"]
 

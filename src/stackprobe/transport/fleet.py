@@ -14,8 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from stackprobe.errors import UserError
-from stackprobe.spec.tools import Tool
 from stackprobe.spec.hosts import Host, HostsFile
+from stackprobe.spec.tools import Tool
 from stackprobe.transport.ssh import SshPool, SshTransport
 
 DEFAULT_SCRATCH_BASE = "/tmp"

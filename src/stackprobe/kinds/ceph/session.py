@@ -14,11 +14,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from stackprobe import redact
 from stackprobe.errors import UserError
-from stackprobe.parsers.ceph.ceph_status import parse_ceph_status
 from stackprobe.kinds.ceph.keys import client_keys
 from stackprobe.kinds.ceph.target import CephTarget
-from stackprobe import redact
+from stackprobe.parsers.ceph.ceph_status import parse_ceph_status
 from stackprobe.spec.ceph import CephSettings
 from stackprobe.transport.base import Background, CommandResult, Transport
 from stackprobe.units import fmt_bytes

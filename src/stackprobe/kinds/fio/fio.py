@@ -15,13 +15,13 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
+from stackprobe.kinds.ceph.common import CEPH, CEPH_FUSE, RBD
 from stackprobe.kinds.context import (
     StepContext,
     StepOutcome,
     failure_message,
     remove_work_dir,
 )
-from stackprobe.kinds.ceph.common import CEPH, CEPH_FUSE, RBD
 from stackprobe.kinds.contract import ClusterIo, HostMode, Kind
 from stackprobe.kinds.fio.common import FIO, FIO_DEFAULTS, fio_seconds, job_file_seconds, size_bytes
 from stackprobe.kinds.fio.fio_fleet import FioFleet

@@ -20,9 +20,6 @@ from pathlib import Path
 
 from stackprobe.analysis.histogram import merge_bins, percentiles
 from stackprobe.analysis.io_summary import weighted_mean
-from stackprobe.schema.sentinels import FIO_ALL_CLIENTS, FIO_ALL_KEPT, FLEET_HOST
-from stackprobe.parsers.fio.fio_json import FioJsonError, parse_fio_json
-from stackprobe.schema.records import IoRecord, IoStats
 from stackprobe.kinds.context import (
     StepContext,
     StepOutcome,
@@ -31,6 +28,9 @@ from stackprobe.kinds.context import (
     stop_started,
 )
 from stackprobe.kinds.fio.fio_job import build_job
+from stackprobe.parsers.fio.fio_json import FioJsonError, parse_fio_json
+from stackprobe.schema.records import IoRecord, IoStats
+from stackprobe.schema.sentinels import FIO_ALL_CLIENTS, FIO_ALL_KEPT, FLEET_HOST
 from stackprobe.transport.fleet import HostHandle
 
 FIO_SERVER_PORT = 8765

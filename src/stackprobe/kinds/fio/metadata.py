@@ -12,8 +12,8 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from stackprobe.kinds.context import StepContext, StepOutcome, remove_work_dir
 from stackprobe.kinds.ceph.common import CEPH, CEPH_FUSE
+from stackprobe.kinds.context import StepContext, StepOutcome, remove_work_dir
 from stackprobe.kinds.contract import CephNeeds, HostMode, Kind
 from stackprobe.kinds.fio.common import FIO, FIO_STARTUP_S, METADATA_OPS_PER_S
 from stackprobe.kinds.fio.fio import run_fio_job

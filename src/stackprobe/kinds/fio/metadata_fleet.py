@@ -13,9 +13,6 @@ Each phase gives one record per client and one summed record ('all clients').
 
 from __future__ import annotations
 
-from stackprobe.schema.sentinels import FIO_ALL_CLIENTS, FLEET_HOST
-from stackprobe.parsers.fio.fio_json import FioJsonError, parse_fio_json
-from stackprobe.schema.records import OpsRecord
 from stackprobe.kinds.context import (
     StepContext,
     StepOutcome,
@@ -31,6 +28,9 @@ from stackprobe.kinds.fio.fio_fleet import (
 )
 from stackprobe.kinds.fio.fio_job import metadata_dirs
 from stackprobe.kinds.fio.metadata_jobs import job_text, ops_record
+from stackprobe.parsers.fio.fio_json import FioJsonError, parse_fio_json
+from stackprobe.schema.records import OpsRecord
+from stackprobe.schema.sentinels import FIO_ALL_CLIENTS, FLEET_HOST
 from stackprobe.transport.fleet import HostHandle
 
 

@@ -16,8 +16,8 @@ from pydantic import Field, model_validator
 
 from stackprobe.analysis.io_summary import summarise_io
 from stackprobe.analysis.slo_search import Probe, SloResult, search
-from stackprobe.kinds.context import StepContext, StepOutcome, remove_work_dir
 from stackprobe.kinds.ceph.common import CEPH, CEPH_FUSE, RBD
+from stackprobe.kinds.context import StepContext, StepOutcome, remove_work_dir
 from stackprobe.kinds.contract import Kind
 from stackprobe.kinds.fio.common import FIO, FIO_DEFAULTS, fio_seconds, size_bytes
 from stackprobe.kinds.fio.fio import FioRunner, built_job_uses, run_fio_job

@@ -7,9 +7,9 @@ and to the stream the tool writes its figures on (stress-ng logs to stderr, not 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
-from collections.abc import Callable
 
 from stackprobe.parsers.host.memory import parse_mbw, parse_stress_ng_stream, parse_sysbench_memory
 from stackprobe.schema.records import MemBwRecord

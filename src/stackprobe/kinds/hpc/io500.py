@@ -44,8 +44,8 @@ from stackprobe.kinds.hpc.io500_config import (
     tool_argv,
     tool_name,
 )
-from stackprobe.kinds.lustre import Stripe, apply_stripes, found_on_path, make_dir
 from stackprobe.kinds.hpc.rows import io500_rows
+from stackprobe.kinds.lustre import Stripe, apply_stripes, found_on_path, make_dir
 from stackprobe.schema.records import Io500Record, IorRecord, MdtestRecord, Record
 from stackprobe.spec.fields import Duration, Scalar
 from stackprobe.spec.steps import MeasuredSpec

@@ -18,8 +18,8 @@ from typing import Literal
 from pydantic import Field
 
 from stackprobe.analysis.io500_score import IO500_LIKE_LABEL, score
-from stackprobe.kinds.context import StepContext, StepOutcome, failure_message, remove_work_dir
 from stackprobe.kinds.ceph.common import CEPH, CEPH_FUSE
+from stackprobe.kinds.context import StepContext, StepOutcome, failure_message, remove_work_dir
 from stackprobe.kinds.contract import CephNeeds, Kind, Tool
 from stackprobe.kinds.fio.common import FIO, FIO_STARTUP_S, METADATA_OPS_PER_S, UNTIMED_BYTES_PER_S
 from stackprobe.kinds.fio.fio import run_fio_job
@@ -33,8 +33,8 @@ from stackprobe.kinds.hpc.io500_like_jobs import (
     find_argv,
     phase_job,
 )
-from stackprobe.kinds.lustre import Stripe, apply_stripes
 from stackprobe.kinds.hpc.rows import io500_rows
+from stackprobe.kinds.lustre import Stripe, apply_stripes
 from stackprobe.schema.records import Io500Phase, Io500Record, IoRecord, OpsRecord
 from stackprobe.spec.fields import Size
 from stackprobe.spec.steps import MeasuredSpec

@@ -13,8 +13,8 @@ import json
 from typing import Any
 
 from stackprobe.parsers.bad_input import finite, guard, raw_decode
-from stackprobe.schema.records import Cpu, IoRecord, IoStats, SeriesPoint, percentile_key
 from stackprobe.parsers.fio.workload import normalise_workload
+from stackprobe.schema.records import Cpu, IoRecord, IoStats, SeriesPoint, percentile_key
 from stackprobe.schema.sentinels import FIO_ALL_CLIENTS
 
 

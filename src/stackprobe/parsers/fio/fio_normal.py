@@ -28,8 +28,8 @@ import re
 from dataclasses import dataclass, field
 
 from stackprobe.parsers.bad_input import describe, finite, guard
-from stackprobe.schema.records import Cpu, IoRecord, IoStats, percentile_key
 from stackprobe.parsers.fio.workload import normalise_workload
+from stackprobe.schema.records import Cpu, IoRecord, IoStats, percentile_key
 from stackprobe.units import parse_size, unit_to_ns
 
 _HEADER = re.compile(
