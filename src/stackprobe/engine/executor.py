@@ -232,7 +232,8 @@ class Executor:
         if not self.settings.monitor:
             targets = []
         elif step.hosts and self.fleet is not None:
-            targets = [(h.name, h.transport, h.scratch) for h in self.fleet.select(step.hosts)]
+            targets = [(h.name, h.transport, h.scratch) for h in self.fleet.select(step.hosts)
+                       if h.transport is not None]  # a BMC entry has no shell to sample
         else:
             targets = [(self.transport.host, self.transport, str(self.target.root))]
         runs = step.repeat.max if step.repeat else 1

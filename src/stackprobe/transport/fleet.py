@@ -1,21 +1,27 @@
-"""The hosts of a run (`--hosts FILE`): one SSH transport each, and each host's scratch.
+"""The hosts of a run (`--hosts FILE`): a transport each, and each host's scratch.
 
-A Fleet is opened once per run: every host the plan names is reached (one connection per
-host, kept for the whole run), its tools checked, and a scratch directory made for the
-run's test files — `<first declared directory or /tmp>/stackprobe-<run id>-<host>`, so hosts
-sharing a filesystem never collide. Closing the fleet removes those directories and closes
-the connections; interrupt / kill reach the commands running on every host.
+A Fleet is opened once per run: every host the plan names is reached (one SSH connection
+per host, kept for the whole run; an `access: local` entry is this machine, reached without
+SSH), its tools checked, and a scratch directory made for the run's test files —
+`<first declared directory or /tmp>/stackprobe-<run id>-<host>`, so hosts sharing a
+filesystem never collide. An `access: management` entry (a BMC address) gets no transport,
+no scratch and no command: only kinds that reach management controllers use it. Closing the
+fleet removes the scratch directories and closes the connections; interrupt / kill reach
+the commands running on every host.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from stackprobe.errors import UserError
-from stackprobe.spec.hosts import Host, HostsFile
+from stackprobe.spec.hosts import Host, HostsFile, Reach
 from stackprobe.spec.tools import Tool
+from stackprobe.transport.base import Transport
+from stackprobe.transport.local import LocalTransport
 from stackprobe.transport.ssh import SshPool, SshTransport
 
 DEFAULT_SCRATCH_BASE = "/tmp"
@@ -25,7 +31,7 @@ SS = Tool("ss", "iproute2", ("ss", "-V"), "servers listening on a run's hosts")
 @dataclass
 class HostHandle:
     host: Host
-    transport: SshTransport
+    transport: Transport | None  # None: a management-only entry, reached by its BMC alone
     scratch: str  # this run's directory on the host (test files of every step go below it)
 
     @property
@@ -48,7 +54,12 @@ class Fleet:
             if host.name not in names:
                 continue
             base = host.directories[0] if host.directories else DEFAULT_SCRATCH_BASE
-            transport = SshTransport(host.name, host.address, hosts_file.ssh_for(host), self.pool)
+            transport: Transport | None = None
+            if host.access == "ssh":
+                transport = SshTransport(host.name, host.address, hosts_file.ssh_for(host),
+                                         self.pool)
+            elif host.access == "local":
+                transport = LocalTransport(host.name)
             self.handles[host.name] = HostHandle(
                 host, transport, f"{base.rstrip('/')}/stackprobe-{run_id}-{host.name}")
 
@@ -58,14 +69,32 @@ class Fleet:
     def select(self, names: Iterable[str]) -> list[HostHandle]:
         return [self.handles[n] for n in names]
 
-    def each(self, fn, names: Iterable[str] | None = None) -> dict[str, object]:
-        """fn(handle) on every host at once (threads: the transport calls block)."""
-        handles = self.select(names) if names is not None else list(self.handles.values())
+    def each(self, fn, names: Iterable[str] | None = None, *, together: bool = False,
+             ready=None) -> dict[str, object]:
+        """fn(handle) on every host with a shell (all of `names`, else every such host),
+        in threads: the transport calls block. `ready(handle)`, when given, runs first in
+        each thread (connecting, writing a job file); with `together`, no fn starts before
+        every host is ready — the start a fleet's clients share (one barrier)."""
+        handles = self.select(names) if names is not None else self.shells()
         if not handles:
             return {}
-        with ThreadPoolExecutor(max_workers=min(32, len(handles))) as pool:
-            futures = {h.name: pool.submit(fn, h) for h in handles}
+        barrier = threading.Barrier(len(handles)) if together else None
+
+        def call(h: HostHandle):
+            if ready is not None:
+                ready(h)
+            if barrier is not None:
+                barrier.wait()
+            return fn(h)
+
+        with ThreadPoolExecutor(max_workers=len(handles) if together else
+                                min(32, len(handles))) as pool:
+            futures = {h.name: pool.submit(call, h) for h in handles}
             return {name: f.result() for name, f in futures.items()}
+
+    def shells(self) -> list[HostHandle]:
+        """The hosts reached with a shell (SSH or local), not the management-only ones."""
+        return [h for h in self.handles.values() if h.host.reach is Reach.SHELL]
 
     def open(self) -> None:
         """Reach every host and make its scratch directory; UserError naming the hosts that
@@ -97,8 +126,8 @@ class Fleet:
             self.pool.close()
         return problems
 
-    def transports(self) -> list[SshTransport]:
-        return [h.transport for h in self.handles.values()]
+    def transports(self) -> list[Transport]:
+        return [h.transport for h in self.handles.values() if h.transport is not None]
 
     def interrupt(self) -> None:
         for t in self.transports():
@@ -115,5 +144,7 @@ class Fleet:
     def describe(self) -> list[dict]:
         """What results.json says of the run's hosts."""
         return [{"name": h.name, "address": h.host.address, "roles": list(h.host.roles),
-                 "nic_speed_mbps": h.host.nic_speed_mbps, "scratch": h.scratch}
+                 "nic_speed_mbps": h.host.nic_speed_mbps,
+                 "scratch": h.scratch if h.transport is not None else None,
+                 **({"access": h.host.access} if h.host.access != "ssh" else {})}
                 for h in self.handles.values()]
