@@ -149,6 +149,11 @@ def _ceph_session(plan, opts: CephOptions, transport: Transport, run_id: str,
     if not any(step.on_ceph for step in plan):
         return None
     settings = opts.settings or CephSettings()
+    owned = [s for s in plan if s.ceph is not None and s.ceph.own_pool]
+    if owned and settings.pool != "create":
+        raise UserError(f"step {owned[0].id} ({owned[0].kind}) writes objects it cannot name, "
+                        f"and a stop would leave them: it runs only in a pool stackprobe creates "
+                        f"for the run (`ceph: pool: create`), not in pool {settings.pool}")
     target = resolve_target(settings, opts.conf, Path.cwd())
     session = CephSession(target, settings, transport, run_id, Path("."),
                           image_bytes=image_bytes_for(plan, settings))

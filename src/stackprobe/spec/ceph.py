@@ -32,9 +32,13 @@ class CephSettings(StrictModel):
 @dataclass(frozen=True)
 class CephNeeds:
     """What a step needs of the run's Ceph session: the cluster (always), an RBD image of at
-    least `image_bytes` (0: the configured size; None: no image), and for a step that works
-    in the run's CephFS directory (`cephfs`), the bytes of files it lays out there."""
+    least `image_bytes` (0: the configured size; None: no image), for a step that works in
+    the run's CephFS directory (`cephfs`) the bytes of files it lays out there, and whether
+    it needs a pool of the run's own."""
 
     image_bytes: int | None = None
     cephfs: bool = False
     cephfs_bytes: int = 0
+    # it writes objects it cannot name (and a stop would leave them): only in a pool the
+    # run creates and removes, never in a user's (`ceph: pool: NAME`)
+    own_pool: bool = False
