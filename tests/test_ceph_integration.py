@@ -116,6 +116,10 @@ def test_ceph_quick_all_steps_ok_within_budget(quick_run):
     assert results.run.ceph["cleanup"] == "ok"
     assert results.run.ceph["pool"].startswith("stackprobe-")
     assert any("osd pool rm" in c.command for c in results.run.commands)
+    [load_gen] = [s for s in results.steps if s.kind == "rados_load_gen"]
+    [rec] = load_gen.records
+    assert rec.read.total_ios and rec.write.total_ios and len(rec.series or []) >= 3
+    assert (run_dir / "steps" / load_gen.id / "load-gen.times").is_file()
 
 
 def test_ceph_quick_leaves_nothing_and_user_data_unchanged(ceph_lab, user_data, quick_run):

@@ -59,6 +59,7 @@ from stackprobe.parsers.ceph.ceph_inventory import erasure_profiles_in_use, pars
 from stackprobe.parsers.ceph.ceph_status import CephStatus, parse_ceph_status
 from stackprobe.parsers.ceph.osd_bench import parse_osd_bench
 from stackprobe.parsers.ceph.rados_bench import parse_rados_bench
+from stackprobe.parsers.ceph.rados_load_gen import parse_rados_load_gen, parse_times
 from stackprobe.parsers.ceph.rbd_bench import parse_rbd_bench
 from stackprobe.parsers.fio.fio_hist_log import parse_hist_log
 from stackprobe.parsers.fio.fio_json import JsonStream, interval_series, parse_fio_json, status_totals
@@ -157,6 +158,11 @@ def _io500_recomputed(text: str) -> list:
     return [recompute(r) for r in parse_io500(text)]
 
 
+def _load_gen_timed(text: str):
+    """rados load-gen as its runner reads it: a time for every line."""
+    return parse_rados_load_gen(text, [0.01 * n for n in range(len(text.splitlines()) + 1)])
+
+
 def _ingest(text: str) -> list:
     """`stackprobe ingest`: detection, then the parser it picked."""
     return detect(text).parse(text)
@@ -199,6 +205,9 @@ TARGETS: dict[str, Target] = {
     "rados_bench": Target((parse_rados_bench, functools.partial(parse_rados_bench, mode="seq")),
                           IoRecord, _files("recorded/ceph/rados-bench*", "public/rados/*",
                                            shared=("rados/*",))),
+    "rados_load_gen": Target((parse_rados_load_gen, _load_gen_timed), IoRecord,
+                             _files("recorded/ceph/rados-load-gen*.stdout")),
+    "rados_load_gen_times": Target(parse_times, float, _files("recorded/ceph/rados-load-gen*.times")),
     "rbd_bench": Target(parse_rbd_bench, IoRecord,
                         _files("recorded/ceph/rbd-bench*", "public/rbd/*", shared=("rbd/*",))),
     "ceph_osd_bench": Target(functools.partial(parse_osd_bench, osd=3), OsdBenchRecord,
