@@ -22,16 +22,14 @@ def ingest(
     from rich.console import Console
 
     from stackprobe.cli.ingest_tables import print_records
-    from stackprobe.ingest.detect import detect
+    from stackprobe.ingest.files import ingest_file
 
     records: list[dict] = []
     failed = 0
     console = Console()
     for path in files:
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-            fmt = detect(text)
-            found = fmt.parse(text)
+            found = ingest_file(path)
         except OSError as exc:
             print(f"stackprobe: {path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
             failed += 1
@@ -40,10 +38,10 @@ def ingest(
             print(f"stackprobe: {path}: cannot ingest: {exc}", file=sys.stderr)
             failed += 1
             continue
-        for rec in found:
+        for rec in found.records:
             records.append({"source": str(path), **rec.to_json()})
         if not as_json:
-            print_records(console, path, fmt.name, found)
+            print_records(console, path, found.format, found.records)
     if as_json:
         json.dump(records, sys.stdout, indent=1)
         sys.stdout.write("\n")

@@ -1,0 +1,24 @@
+"""Reading a file someone already has: its text, the tool and format that wrote it (from
+the content, detect.py), and the records its parser makes of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from stackprobe.ingest.detect import detect
+
+
+@dataclass(frozen=True)
+class Ingested:
+    path: Path
+    format: str  # 'fio json', 'rados bench', ...
+    records: list
+
+
+def ingest_file(path: Path) -> Ingested:
+    """OSError when the file cannot be read; ValueError, in one line, when no parser knows
+    it or its parser refuses it."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    fmt = detect(text)
+    return Ingested(path, fmt.name, list(fmt.parse(text)))
