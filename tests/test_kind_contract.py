@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
@@ -15,7 +16,10 @@ from stackprobe.engine.tools import PLATFORM_TOOLS, all_tools, by_name
 from stackprobe.errors import UserError
 from stackprobe.kinds import registry
 from stackprobe.kinds.contract import HostMode, Kind
+from stackprobe.kinds.fio.params import FioParams
 from stackprobe.plan.expand import expand
+from stackprobe.schema.records import Record
+from stackprobe.schema.results import RunResults
 from stackprobe.spec.steps import LAYERS, StepSpec
 from stackprobe.spec.tools import AnyOf
 from stackprobe.suite.loader import builtin_names, load_hosts, load_suite
@@ -52,6 +56,39 @@ def test_every_kind_is_complete():
             assert field in kind.spec.model_fields, (kind.name, field)
         module = type(kind).__module__
         assert module.startswith(f"stackprobe.kinds.{kind.family}."), module
+
+
+MINIMAL = {"slo": {"limit": "1ms"}}  # what a kind's model requires beside `kind`
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
+def test_every_kind_plans_a_minimal_step(kind):
+    spec = kind.spec.model_validate({"kind": kind.name, **MINIMAL.get(kind.name, {})})
+    [(concrete, swept)] = list(kind.expand(spec, FioParams(), None))
+    assert swept == {}
+    params = kind.params(concrete)
+    assert isinstance(params, dict) and "kind" not in params
+    assert kind.title(concrete, "n") and kind.default_name(concrete)
+    assert kind.layer_of(concrete) in LAYERS
+    assert kind.estimate_s(concrete, 1) > 0
+    assert isinstance(kind.workload_text(params), str)
+    declared = {t.name for t in kind.tools}
+    for need in (*kind.needs(concrete), *kind.controller_needs(concrete)):
+        assert set(need.names if isinstance(need, AnyOf) else (need,)) <= declared, need
+
+
+def test_the_kinds_produce_every_record_type_and_only_those():
+    produced = {r for k in KINDS for r in k.records}
+    union = set(get_args(get_args(Record)[0]))
+    assert produced == union
+
+
+def test_recorded_runs_hold_only_their_kinds_records():
+    runs = ROOT / "tests" / "fixtures" / "recorded"
+    for results in sorted(runs.glob("runs-*-kind-contract/*/results.json")):
+        for step in RunResults.model_validate_json(results.read_text()).steps:
+            kinds_records = registry.kind(step.kind).records
+            assert all(isinstance(r, kinds_records) for r in step.records), (results, step.id)
 
 
 def test_the_suite_union_is_the_registry():

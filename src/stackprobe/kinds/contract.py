@@ -14,8 +14,9 @@ defines its suite model (a StepSpec subclass), its runner (prepare / run / clean
 
 The registry (kinds/registry.py) finds the kinds; the suite's Step union, the layer table,
 the tool list of `doctor`, the Makefile's package list and the report's rows all come from
-here. HostMode, Reach (spec/hosts.py) and CephNeeds (spec/ceph.py) are declared below the
-kinds, since the planned step carries them. Defaults below cover the common case; a kind overrides what it does differently.
+here. HostMode, Reach (spec/hosts.py), CephNeeds (spec/ceph.py), Tool (spec/tools.py) and
+ClusterIo (analysis/ceilings.py) are declared in the lower layers that use them and shown
+here. Defaults below cover the common case; a kind overrides what it does differently.
 Like PerfKitBenchmarker's benchmark modules or IOR's aiori table: one backend, one place.
 """
 

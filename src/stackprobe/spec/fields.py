@@ -40,7 +40,7 @@ class _Parsed:
         return f"{type(self).__name__}({self.text!r})"
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.text == self.text  # type: ignore[attr-defined]
+        return type(other) is type(self) and other.text == self.text
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self.text))

@@ -28,4 +28,4 @@ class Suite(StrictModel):
     description: str | None = None
     defaults: FioParams = Field(default_factory=FioParams)
     ceph: CephSettings | None = None
-    steps: list[Step] = Field(min_length=1)  # type: ignore[valid-type]
+    steps: list[Step] = Field(min_length=1)

@@ -37,7 +37,7 @@ class OsdBenchRunner:
     def run(self, ctx: StepContext) -> StepOutcome:
         assert ctx.ceph is not None, "osd bench needs the run's Ceph session"
         cli = ctx.ceph.target.cli()
-        spec: OsdBenchStep = ctx.step.spec  # type: ignore[assignment]
+        spec: OsdBenchStep = ctx.step.spec
         tree = ctx.execute("osd-tree", ["ceph", *cli, "osd", "tree", "-f", "json"])
         if not tree.ok:
             return StepOutcome("failed", [], failure_message(tree, "ceph"))

@@ -55,11 +55,11 @@ class RadosBenchRunner:
 
     def run(self, ctx: StepContext) -> StepOutcome:
         assert ctx.ceph is not None, "rados bench needs the run's Ceph session"
-        spec: RadosBenchStep = ctx.step.spec  # type: ignore[assignment]
+        spec: RadosBenchStep = ctx.step.spec
         reads = [m for m in spec.modes if m != "write"]
         modes = ["write", *reads]  # reads need the objects a write leaves
         records, warnings = [], []
-        bs = spec.block_size.bytes  # type: ignore[union-attr]
+        bs = spec.block_size.bytes
         max_objects = self._max_objects(ctx, bs)
         base = ["rados", *ctx.ceph.target.cli(), "-p", ctx.ceph.pool, "bench",
                 str(max(1, round(spec.seconds)))]

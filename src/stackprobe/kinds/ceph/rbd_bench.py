@@ -35,7 +35,7 @@ def rbd_bench_argv(cli: list[str], image: str, spec: RbdBenchStep) -> list[str]:
             "--io-total", str(spec.io_total.bytes), "--io-pattern", spec.io_pattern]
     if spec.io_type == "readwrite":
         argv += ["--rw-mix-read", str(spec.rw_mix_read)]
-    return argv + [image]  # type: ignore[list-item]
+    return argv + [image]
 
 
 class RbdBenchRunner:
@@ -45,7 +45,7 @@ class RbdBenchRunner:
 
     def run(self, ctx: StepContext) -> StepOutcome:
         assert ctx.ceph is not None and ctx.ceph.image is not None
-        argv = rbd_bench_argv(ctx.ceph.target.cli(), ctx.ceph.image, ctx.step.spec)  # type: ignore[arg-type]
+        argv = rbd_bench_argv(ctx.ceph.target.cli(), ctx.ceph.image, ctx.step.spec)
         result = ctx.execute("rbd-bench", argv)
         if result.interrupted:
             return StepOutcome.stopped()
@@ -77,10 +77,10 @@ class RbdBench(Kind):
                 f"{spec.io_threads} threads")
 
     def headline(self, spec: RbdBenchStep):
-        return "bw" if spec.io_size.bytes >= 256 * 1024 else "iops"  # type: ignore[union-attr]
+        return "bw" if spec.io_size.bytes >= 256 * 1024 else "iops"
 
     def estimate_s(self, spec: RbdBenchStep, hosts):
-        total, size = spec.io_total.bytes, spec.io_size.bytes  # type: ignore[union-attr]
+        total, size = spec.io_total.bytes, spec.io_size.bytes
         return CEPH_CLI_S + max(total / CLUSTER_BYTES_PER_S, total / size / CLUSTER_IOPS)
 
     def ceph(self, spec):

@@ -51,7 +51,7 @@ class DiskBaselineStep(MeasuredSpec):
 
 def targets(ctx: StepContext) -> tuple[list[tuple[str, str]], list[str]]:
     """[(kind 'device'|'directory', path where fio works)], and warnings."""
-    spec: DiskBaselineStep = ctx.step.spec  # type: ignore[assignment]
+    spec: DiskBaselineStep = ctx.step.spec
     if ctx.fleet is None or ctx.host is None:
         return [("directory", str(ctx.work_dir))], []
     handle = ctx.fleet[ctx.host]
@@ -93,7 +93,7 @@ class DiskBaselineRunner:
             ctx.execute("mkdir", ["mkdir", "-p", "--", *dirs])
 
     def run(self, ctx: StepContext) -> StepOutcome:
-        spec: DiskBaselineStep = ctx.step.spec  # type: ignore[assignment]
+        spec: DiskBaselineStep = ctx.step.spec
         found, warnings = targets(ctx)
         if not found:
             return StepOutcome("failed", error="no device or directory to test", warnings=warnings)
@@ -209,7 +209,7 @@ class DiskBaseline(Kind):
     def guard_inputs(self, step, read, hosts):
         """Declared devices are read in place and skipped for write/randwrite; any other
         writing rw (only possible in a hand-made plan) would write them: refused."""
-        spec: DiskBaselineStep = step.spec  # type: ignore[assignment]
+        spec: DiskBaselineStep = step.spec
         if hosts is None or spec.rw in WRITES or spec.rw in READ_MODES:
             return [], []
         devices = [d for h in hosts.hosts if h.name in step.hosts for d in h.devices]

@@ -127,7 +127,7 @@ def run_fio_job(ctx: StepContext, job: Path, env: dict[str, str] | None = None,
 def steady_summary(monitor: SteadyMonitor, ctx: StepContext) -> dict:
     """The verdict, and for a step ended early the time it saved against its plan."""
     verdict = monitor.verdict()
-    spec: FioStep = ctx.step.spec  # type: ignore[assignment]
+    spec: FioStep = ctx.step.spec
     out = {"steady": verdict.steady, "reason": verdict.reason,
            "reached_at_s": verdict.reached_at_s, "stopped_early": monitor.stopped_at is not None,
            "window": monitor.window, "intervals": len(monitor.series())}
@@ -157,7 +157,7 @@ class FioRunner:
     def prepare(self, ctx: StepContext) -> None:
         if ctx.fleet is not None:
             return self.fleet.prepare(ctx)
-        spec: FioStep = ctx.step.spec  # type: ignore[assignment]
+        spec: FioStep = ctx.step.spec
         ctx.work_dir.mkdir(parents=True, exist_ok=True)  # for rbd: fio's cwd, its logs
         if spec.job_file is not None:
             src = Path(spec.job_file)
@@ -180,7 +180,7 @@ class FioRunner:
     def run(self, ctx: StepContext) -> StepOutcome:
         if ctx.fleet is not None:
             return self.fleet.run(ctx)
-        spec: FioStep = ctx.step.spec  # type: ignore[assignment]
+        spec: FioStep = ctx.step.spec
         job = Path(spec.job_file) if spec.job_file is not None else _runnable_job(ctx)
         env = ctx.ceph.env() if ctx.ceph is not None and spec.target == "rbd" else None
         steady = spec.steady_state
@@ -264,7 +264,7 @@ class Fio(Kind):
         parts = [str(spec.bs or ""), str(spec.rw or "")]
         parts += [f"QD{spec.iodepth}"] if spec.iodepth is not None else []
         parts += [f"{spec.numjobs} jobs"] if (spec.numjobs or 1) > 1 else []
-        return " ".join(p for p in parts if p)
+        return " ".join(p for p in parts if p) or name  # fio's defaults alone: the name
 
     def target_text(self, spec: FioStep):
         return TARGET_TEXT.get(spec.target or "local")
@@ -309,7 +309,7 @@ class Fio(Kind):
         return FioRunner()
 
     def guard_inputs(self, step, read, hosts):
-        spec: FioStep = step.spec  # type: ignore[assignment]
+        spec: FioStep = step.spec
         if spec.job_file is None:
             return built_job_uses(step)
         return plan_uses_of(step, parse_jobs(job_lines(read(spec.job_file), spec.job_file, read)))

@@ -82,8 +82,8 @@ def merge_clients(records: list[IoRecord], label: str) -> IoRecord:
             bins = [getattr(s, f"{field}_bins") for s in stats]
             figures: dict[str, float] = {}
             if all(bins):
-                figures.update(percentiles(merge_bins(bins)))  # type: ignore[arg-type]
-                setattr(out, f"{field}_bins", merge_bins(bins))  # type: ignore[arg-type]
+                figures.update(percentiles(merge_bins(bins)))
+                setattr(out, f"{field}_bins", merge_bins(bins))
             mean = weighted_mean(stats, f"{field}_ns")
             if mean is not None:
                 figures["mean"] = mean
@@ -123,7 +123,7 @@ class FioFleet:
         handles = ctx.fleet.select(ctx.step.hosts)
         warnings = [f"{n}: O_DIRECT not supported in its directory: ran buffered"
                     for n in self._no_direct.get(ctx.step.id, [])
-                    if ctx.step.spec.direct]  # type: ignore[attr-defined]
+                    if ctx.step.spec.direct]
         problem = start_servers(ctx, "fio", FIO_SERVER_PORT, lambda h: [
             "fio", f"--server=ip:{h.host.address},{FIO_SERVER_PORT}"])
         if problem:
@@ -171,11 +171,10 @@ class FioFleet:
     def _job(self, ctx: StepContext, h: HostHandle, direct_ok: bool) -> str:
         spec = ctx.step.spec
         work = self._work(ctx, h)
-        if spec.job_file is not None:  # type: ignore[attr-defined]  # the user's file, its
-            # ${STACKPROBE_DIR} made this host's
-            return Path(spec.job_file).read_text(encoding="utf-8").replace(  # type: ignore[attr-defined]
+        if spec.job_file is not None:  # the user's file, its ${STACKPROBE_DIR} made this host's
+            return Path(spec.job_file).read_text(encoding="utf-8").replace(
                 "${STACKPROBE_DIR}", work)
-        return build_job(job_name(ctx.step.name, h.name), spec, directory=work,  # type: ignore[arg-type]
+        return build_job(job_name(ctx.step.name, h.name), spec, directory=work,
                          direct_io=direct_ok)
 
 

@@ -68,7 +68,7 @@ class MetadataRunner:
     def prepare(self, ctx: StepContext) -> None:
         if ctx.fleet is not None:
             return self.fleet.prepare(ctx)
-        spec: MetadataStep = ctx.step.spec  # type: ignore[assignment]
+        spec: MetadataStep = ctx.step.spec
         for d in metadata_dirs(spec.layout, spec.numjobs):
             (ctx.work_dir / d).mkdir(parents=True, exist_ok=True)
         self._warnings[ctx.step.id] = apply_stripes(
@@ -79,7 +79,7 @@ class MetadataRunner:
     def run(self, ctx: StepContext) -> StepOutcome:
         if ctx.fleet is not None:
             return self.fleet.run(ctx)
-        spec: MetadataStep = ctx.step.spec  # type: ignore[assignment]
+        spec: MetadataStep = ctx.step.spec
         outcome = run_fio_job(ctx, ctx.step_dir / JOB_FILE)
         outcome.records = [ops_record(r, spec.files, spec.layout) for r in outcome.records]
         outcome.warnings += self._warnings.pop(ctx.step.id, []) + short_phases(outcome.records)

@@ -60,10 +60,10 @@ class MetadataFleet:
         spec = ctx.step.spec
         for h in handles:
             work = self.work(ctx, h)
-            dirs = metadata_dirs(spec.layout, spec.numjobs, f"{h.name}.")  # type: ignore[attr-defined]
+            dirs = metadata_dirs(spec.layout, spec.numjobs, f"{h.name}.")
             ctx.execute(f"{h.name}-mkdir", ["mkdir", "-p", "--", *(f"{work}/{d}" for d in dirs)],
                         on=h.transport)
-        for op in spec.operations:  # type: ignore[attr-defined]
+        for op in spec.operations:
             for h in handles:
                 (ctx.step_dir / f"{op}-{h.name}.fio").write_text(job_text(
                     ctx.step.name, spec, self.work(ctx, h), owner=f"{h.name}.",
@@ -79,7 +79,7 @@ class MetadataFleet:
             return StepOutcome("failed", error=problem)
         spec = ctx.step.spec
         records: list[OpsRecord] = []
-        for op in spec.operations:  # type: ignore[attr-defined]
+        for op in spec.operations:
             argv = ["fio", "--output-format=json", *client_args(
                 [(h.host.address, ctx.step_dir / f"{op}-{h.name}.fio") for h in handles])]
             result = ctx.execute(f"fio-{op}", argv)
@@ -90,7 +90,7 @@ class MetadataFleet:
             phase = []
             for rec in parsed:
                 rec.host = host_of_job(rec.job, names) or rec.host
-                phase.append(ops_record(rec, spec.files, spec.layout))  # type: ignore[attr-defined]
+                phase.append(ops_record(rec, spec.files, spec.layout))
             records += phase
             if result.interrupted:
                 return StepOutcome.stopped(records)
@@ -112,7 +112,7 @@ class MetadataFleet:
     @staticmethod
     def work(ctx: StepContext, h: HostHandle) -> str:
         """The clients' directory: one below the shared `directory`, else per host."""
-        shared = ctx.step.spec.directory  # type: ignore[attr-defined]
+        shared = ctx.step.spec.directory
         if shared:
             return f"{shared.rstrip('/')}/stackprobe-{ctx.run_dir.run_id}-{ctx.step.id}"
         return f"{h.scratch}/{ctx.step.id}"

@@ -79,7 +79,7 @@ def expand_fio(spec: StepSpec, defaults: FioParams) -> Iterator[tuple[StepSpec, 
     merged: dict[str, Any] = {k: getattr(defaults, k) for k in WORKLOAD_FIELDS
                               if getattr(defaults, k) is not None}
     merged.update({k: getattr(spec, k) for k in WORKLOAD_FIELDS if getattr(spec, k) is not None})
-    options = {**defaults.options, **spec.options}  # type: ignore[attr-defined]
+    options = {**defaults.options, **spec.options}
     items = [(k, merged[k]) for k in WORKLOAD_FIELDS if k in merged]
     items += [(f"options.{k}", v) for k, v in options.items()]
     swept_keys = [k for k, v in items if isinstance(v, list)]
@@ -105,7 +105,7 @@ def fio_params(spec: StepSpec, own: tuple[str, ...]) -> dict[str, Any]:
         value = getattr(spec, k)
         if value is not None:
             out[k] = written(value)
-    options = spec.options  # type: ignore[attr-defined]
+    options = spec.options
     if options:
         out["options"] = {k: written(v) for k, v in options.items()}
     for k in own:
@@ -124,9 +124,9 @@ def fio_layer(spec: StepSpec, default: str) -> str:
 def fio_ceph(spec: StepSpec, data_bytes: int) -> CephNeeds | None:
     """What fio on `target` needs of the Ceph session: the image (as large as one job's
     region, `size`), or the CephFS for its files."""
-    target = spec.target  # type: ignore[attr-defined]
+    target = spec.target
     if target == "rbd":
-        size = spec.size  # type: ignore[attr-defined]
+        size = spec.size
         return CephNeeds(image_bytes=size.bytes if size is not None else 1024**3)
     if target == "cephfs":
         return CephNeeds(cephfs=True, cephfs_bytes=data_bytes)
@@ -139,7 +139,7 @@ def target_needs(target: str | None) -> tuple[str, ...]:
 
 
 def job_file_path(spec: StepSpec, base_dir: Path | None) -> str:
-    path = Path(spec.job_file)  # type: ignore[attr-defined]
+    path = Path(spec.job_file)
     if not path.is_absolute() and base_dir is not None:
         path = base_dir / path
     return str(path)

@@ -97,7 +97,7 @@ class SloRunner:
         ctx.work_dir.mkdir(parents=True, exist_ok=True)
 
     def run(self, ctx: StepContext) -> StepOutcome:
-        spec: SloStep = ctx.step.spec  # type: ignore[assignment]
+        spec: SloStep = ctx.step.spec
         key = percentile_key(spec.percentile)
         limit_ns = spec.limit.seconds * 1e9
         records: list = []

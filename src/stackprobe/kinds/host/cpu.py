@@ -40,7 +40,7 @@ class CpuRunner:
         pass
 
     def run(self, ctx: StepContext) -> StepOutcome:
-        spec: CpuStep = ctx.step.spec  # type: ignore[assignment]
+        spec: CpuStep = ctx.step.spec
         workers = 0 if spec.workers == "auto" else int(spec.workers)
         result = ctx.execute("stress-ng", stress_ng_cpu_argv(spec.stressor, workers, spec.seconds))
         if result.interrupted:

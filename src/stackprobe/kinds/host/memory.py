@@ -46,7 +46,7 @@ class MemoryRunner:
         pass  # nothing on the target: memory tools need no files
 
     def run(self, ctx: StepContext) -> StepOutcome:
-        spec: MemoryStep = ctx.step.spec  # type: ignore[assignment]
+        spec: MemoryStep = ctx.step.spec
         tool = spec.tool
         if tool == "auto":
             found = next((t for t in PREFERENCE if has_tool(ctx.transport, t)), None)

@@ -69,7 +69,7 @@ class NetworkRunner:
         pass
 
     def run(self, ctx: StepContext) -> StepOutcome:
-        spec: NetworkStep = ctx.step.spec  # type: ignore[assignment]
+        spec: NetworkStep = ctx.step.spec
         if ctx.fleet is None or len(ctx.step.hosts) < 2:
             return StepOutcome("failed", error="a network step needs --hosts and at least "
                                "2 hosts in its `hosts:`")
