@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from stackprobe.analysis.ladder_inputs import DiskScaling, LowerRungs, Osd, Pool, lower_rungs
 from stackprobe.schema.results import RunResults, StepResult
-from stackprobe.units import fmt_bw, fmt_iops
+from stackprobe.units import fmt_bw, fmt_iops, parse_size
 
 GOOD_EFFICIENCY = 0.70  # at or above: the lowest lower rung is what limits
 OVER_CEILING = 1.05  # above: cache or a wrong input
@@ -147,6 +147,15 @@ class ClusterIo:
 
     block_bytes: int | None
     label_by_job: bool = False
+
+    @classmethod
+    def from_params(cls, params: dict, block_key: str, label_by_job: bool = False) -> ClusterIo:
+        """The block size from a step's stored parameters (None when absent or unreadable)."""
+        try:
+            block = parse_size(params[block_key])
+        except (KeyError, ValueError):
+            block = None
+        return cls(block, label_by_job)
 
 
 def ladder(results: RunResults,

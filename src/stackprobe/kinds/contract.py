@@ -34,6 +34,7 @@ from stackprobe.spec.hosts import HostMode, Reach
 from stackprobe.spec.steps import PLACEMENT_FIELDS, StepSpec
 from stackprobe.spec.tools import AnyOf, Need, Tool
 from stackprobe.tables.rows import Row, record_rows
+from stackprobe.tables.sweeps import SweepSeries, io_series
 
 __all__ = ["AnyOf", "CephNeeds", "ClusterIo", "HostMode", "Kind", "Need", "Reach", "Tool"]
 
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
     from stackprobe.schema.results import StepResult
     from stackprobe.spec.hosts import HostsFile
     from stackprobe.spec.planned import PlannedStep
-    from stackprobe.tables.sweeps import SweepSeries
     from stackprobe.tables.text_table import TextTable
 
 
@@ -157,8 +157,6 @@ class Kind:
                      ) -> list[SweepSeries]:
         """The workloads of one sweep: steps differing only in `concurrency`, `others` the
         sweep's other values they share."""
-        from stackprobe.tables.sweeps import io_series
-
         return io_series(steps, others, self.concurrency)
 
     def cluster_io(self, step: StepResult) -> ClusterIo | None:

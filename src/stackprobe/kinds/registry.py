@@ -19,7 +19,7 @@ from typing import Annotated, Union
 from pydantic import Field
 
 from stackprobe.kinds.contract import Kind
-from stackprobe.spec.steps import LAYERS, StepSpec
+from stackprobe.spec.steps import LAYERS
 from stackprobe.spec.tools import Tool
 
 FAMILIES = ("host", "fio", "network", "ceph", "hpc")
@@ -63,10 +63,6 @@ def kind(name: str) -> Kind:
     return _by_name().get(name) or _Unknown(name)
 
 
-def known(name: str) -> bool:
-    return name in _by_name()
-
-
 def names() -> list[str]:
     return [k.name for k in kinds()]
 
@@ -92,15 +88,5 @@ def tools() -> list[Tool]:
     return list(out.values())
 
 
-def packages() -> set[str]:
-    """The Debian packages of the kinds' tools."""
-    return {t.package for t in tools()}
-
-
 def layer_order(layer: str) -> int:
     return LAYERS.index(layer) if layer in LAYERS else len(LAYERS)
-
-
-def spec_model(name: str) -> type[StepSpec] | None:
-    k = _by_name().get(name)
-    return k.spec if k is not None else None

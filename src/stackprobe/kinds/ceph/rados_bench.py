@@ -171,11 +171,7 @@ class RadosBench(Kind):
                 for mode in MODES]
 
     def cluster_io(self, step):
-        try:
-            block = parse_size(step.params["block_size"])
-        except (KeyError, ValueError):
-            block = None
-        return ClusterIo(block_bytes=block, label_by_job=True)
+        return ClusterIo.from_params(step.params, "block_size", label_by_job=True)
 
 
 KIND = RadosBench()

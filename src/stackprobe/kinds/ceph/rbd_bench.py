@@ -11,7 +11,6 @@ from stackprobe.parsers.ceph.rbd_bench import parse_rbd_bench
 from stackprobe.schema.records import IoRecord
 from stackprobe.spec.fields import Counts, Percent, Size, Sizes
 from stackprobe.spec.steps import MeasuredSpec
-from stackprobe.units import parse_size
 
 IoType = Literal["write", "read", "readwrite"]
 IoPattern = Literal["seq", "rand"]
@@ -94,11 +93,7 @@ class RbdBench(Kind):
         return RbdBenchRunner()
 
     def cluster_io(self, step):
-        try:
-            block = parse_size(step.params["io_size"])
-        except (KeyError, ValueError):
-            block = None
-        return ClusterIo(block_bytes=block)
+        return ClusterIo.from_params(step.params, "io_size")
 
 
 KIND = RbdBench()

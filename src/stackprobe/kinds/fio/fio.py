@@ -45,7 +45,6 @@ from stackprobe.schema.records import IoRecord
 from stackprobe.spec.fields import Duration
 from stackprobe.spec.steps import MeasuredSpec, StrictModel, slug
 from stackprobe.tables.rows import fio_workload
-from stackprobe.units import parse_size
 
 
 class AdviceSpec(StrictModel):
@@ -321,7 +320,7 @@ class Fio(Kind):
         p = step.params
         if p.get("target") not in TARGET_TEXT:
             return None
-        return ClusterIo(block_bytes=_block(p.get("bs")))
+        return ClusterIo.from_params(p, "bs")
 
 
 def built_job_uses(step) -> tuple[list, list[str]]:
@@ -331,13 +330,6 @@ def built_job_uses(step) -> tuple[list, list[str]]:
     engine = {"ioengine": "rbd"} if spec.target == "rbd" else None
     text = build_job(step.name, spec, directory=None if engine else WORK, engine=engine)
     return plan_uses_of(step, parse_jobs(job_lines(text, None)))
-
-
-def _block(value) -> int | None:
-    try:
-        return parse_size(value) if value is not None else None
-    except ValueError:
-        return None
 
 
 KIND = Fio()
