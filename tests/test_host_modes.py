@@ -114,6 +114,28 @@ def test_together_starts_every_host_at_one_barrier(tmp_path):
     assert spread(True) < 0.05
 
 
+def test_a_host_failing_to_get_ready_releases_the_barrier(tmp_path):
+    """One host whose preparation fails ends the call with its own error at once; the
+    others, already waiting at the barrier, are released rather than left waiting."""
+    names = [f"h{i}" for i in range(4)]
+    h = HostsFile.model_validate({"hosts": [
+        {"name": n, "access": "local", "address": f"127.0.0.{i + 10}",
+         "directories": [str(tmp_path)]} for i, n in enumerate(names)]})
+    fleet = Fleet(h, names, "20260101T000000Z-broken")
+    ran: list[str] = []
+
+    def ready(x):
+        if x.name == "h2":
+            time.sleep(0.05)  # the others reach the barrier first
+            raise OSError("h2: no space for the job file")
+
+    t0 = time.monotonic()
+    with pytest.raises(OSError, match="h2: no space"):
+        fleet.each(lambda x: ran.append(x.name), names, together=True, ready=ready)
+    assert time.monotonic() - t0 < 5
+    assert ran == []
+
+
 @pytest.mark.tools
 def test_a_per_node_step_on_local_entries_runs_here(tmp_path):
     h = dict(HOSTS)

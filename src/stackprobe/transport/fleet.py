@@ -81,8 +81,13 @@ class Fleet:
         barrier = threading.Barrier(len(handles)) if together else None
 
         def call(h: HostHandle):
-            if ready is not None:
-                ready(h)
+            try:
+                if ready is not None:
+                    ready(h)
+            except BaseException:
+                if barrier is not None:
+                    barrier.abort()  # the others stop waiting for a host that never comes
+                raise
             if barrier is not None:
                 barrier.wait()
             return fn(h)
@@ -90,7 +95,12 @@ class Fleet:
         with ThreadPoolExecutor(max_workers=len(handles) if together else
                                 min(32, len(handles))) as pool:
             futures = {h.name: pool.submit(call, h) for h in handles}
-            return {name: f.result() for name, f in futures.items()}
+            errors = [f.exception() for f in futures.values()]
+        first = next((e for e in errors if e is not None
+                      and not isinstance(e, threading.BrokenBarrierError)), None)
+        if first is not None:  # the host that failed, not the ones its abort released
+            raise first
+        return {name: f.result() for name, f in futures.items()}
 
     def shells(self) -> list[HostHandle]:
         """The hosts reached with a shell (SSH or local), not the management-only ones."""
