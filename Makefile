@@ -8,11 +8,11 @@ STACKPROBE  := $(VENV)/bin/stackprobe
 
 # The packages of the tools the step kinds declare (kinds/*/), of the monitor, fleet and
 # target guard (engine/tools.py), of the labs, and what only tests use (Chromium, parted,
-# mkfs.ext4). tests/test_kind_contract.py checks this list against those declarations.
+# mkfs.ext4, strace). tests/test_kind_contract.py checks this list against those declarations.
 APT_PACKAGES := fio sysstat stress-ng sysbench mbw iperf3 util-linux dmidecode findutils \
                 iproute2 procps iputils-ping openssh-server openssh-client \
                 ceph-mon ceph-mgr ceph-osd ceph-mds ceph-common ceph-fuse chromium \
-                parted e2fsprogs
+                parted e2fsprogs strace
 
 .PHONY: run test test-fast deps system-deps venv clean
 

@@ -34,10 +34,10 @@ ALLOWED = {"kinds/registry.py"}
 # Packages the Makefile installs for what is not a step kind's tool: the lab's daemons
 # (lab/ceph_lab.py: Ceph's mon, mgr, OSD, MDS; lab/hosts_lab.py: sshd, ssh-keygen, ip, tc,
 # unshare) and what only tests use (Chromium for the HTML report, parted and mkfs.ext4
-# for the target guard's loop devices).
+# for the target guard's loop devices, strace for the block size of fio's file layout).
 LAB_PACKAGES = {"ceph-mon", "ceph-mgr", "ceph-osd", "ceph-mds", "openssh-server",
                 "openssh-client", "iproute2", "util-linux"}
-TEST_PACKAGES = {"chromium", "parted", "e2fsprogs"}
+TEST_PACKAGES = {"chromium", "parted", "e2fsprogs", "strace"}
 
 
 def test_every_kind_is_complete():

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from stackprobe.kinds.fio.params import FioParams, fio_params
+from stackprobe.units import parse_size
 
 # Order in which parameters appear in the job section (the rest follow alphabetically).
 _ORDER = ("rw", "rwmixread", "bs", "iodepth", "numjobs", "size", "ioengine", "direct",
@@ -58,6 +59,8 @@ def build_job(
     if log_name:  # per-second IOPS and bandwidth: stability over time, aligned with monitoring
         lines += [f"write_iops_log={log_name}", f"write_bw_log={log_name}", "log_avg_msec=1000"]
     lines.append(f"[{name}]")
+    if directory is not None and _lays_out_in_small_blocks(core, options):
+        core["bs"] = f"{fio_value(core['bs'])},{LAYOUT_BS}"
     for key in _ORDER:
         if key in core:
             lines.append(_line(key, core[key]))
@@ -66,6 +69,24 @@ def build_job(
     for key in sorted(options):
         lines.append(_line(key, options[key]))
     return "\n".join(lines) + "\n"
+
+
+# fio lays out a read job's files with the job's write block size: a 512M file for a 4k
+# random read is 131,072 writes of 4k (22 s through ceph-fuse), 512 writes of 1M (2 s).
+# A read-only job never writes otherwise, so `bs=<read>,1M` changes the layout alone; the
+# records keep the read block size (parsers/fio/workload.py reads `bs` by direction).
+LAYOUT_BS = "1M"
+_READ_ONLY = ("read", "randread")
+_OWN_SIZES = ("bsrange", "blocksize_range", "bssplit", "bs_unaligned")
+
+
+def _lays_out_in_small_blocks(core: dict[str, Any], options: dict[str, Any]) -> bool:
+    bs = core.get("bs")
+    if (core.get("rw") or "read") not in _READ_ONLY or bs is None or "," in str(bs):
+        return False
+    if any(key in options for key in _OWN_SIZES):
+        return False
+    return parse_size(str(bs)) < parse_size(LAYOUT_BS)
 
 
 def _line(key: str, value: Any) -> str:

@@ -50,10 +50,29 @@ def normalise_workload(options: dict[str, Any]) -> dict[str, Any]:
         if key not in opts:
             continue
         value = opts[key]
+        if key == "bs" and "," in str(value):
+            value = _bs_of_direction(str(value), str(opts.get("rw") or "read"))
         out[key] = _typed(key, value)
     if "rw" in out and "rwmixread" not in out and _is_mixed(str(out["rw"])):
         out["rwmixread"] = 50  # fio's default mix
     return out
+
+
+_READS, _WRITES = ("read", "randread"), ("write", "randwrite")
+
+
+def _bs_of_direction(value: str, rw: str) -> str:
+    """fio's `bs=<read>,<write>[,<trim>]`: a read-only job moves only the read size, a
+    write-only job only the write size (an empty write size is the read size); a mix of
+    two sizes stays as written."""
+    parts = [p.strip() for p in value.split(",")]
+    read = parts[0]
+    write = parts[1] or read
+    if rw in _READS and read:
+        return read
+    if rw in _WRITES and write:
+        return write
+    return read if read == write else value
 
 
 def _typed(key: str, value: Any) -> Any:
