@@ -136,8 +136,8 @@ def workload_key(step: StepResult) -> StepKey:
         params = _without_defaults(params, kind.tool_defaults)
     if "job_file" in params:  # resolved to an absolute path that differs between machines
         params["job_file"] = PurePath(str(params["job_file"])).name
-    items = [(k, _canonical(k, v)) for k, v in params.items()]
-    items += [(f"options.{k}", _canonical(k, v)) for k, v in options.items()]
+    items = [(k, canonical_value(k, v)) for k, v in params.items()]
+    items += [(f"options.{k}", canonical_value(k, v)) for k, v in options.items()]
     together = kind.hosts in (HostMode.FLEET, HostMode.PAIRS)  # the number of hosts is load
     fleet_size = len(step.hosts) if together else 0
     return (step.layer, step.kind, tuple(sorted(items)), fleet_size)
@@ -145,13 +145,13 @@ def workload_key(step: StepResult) -> StepKey:
 
 def _without_defaults(params: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
     out = {k: v for k, v in params.items()
-           if not (k in defaults and _canonical(k, v) == _canonical(k, defaults[k]))}
+           if not (k in defaults and canonical_value(k, v) == canonical_value(k, defaults[k]))}
     if str(params.get("rw", "")) not in MIXED_RW:
         out.pop("rwmixread", None)  # the read share of a workload that does not mix
     return out
 
 
-def _canonical(key: str, value: Any) -> str:
+def canonical_value(key: str, value: Any) -> str:
     """One spelling per value: '4k' == '4K' == 4096 for sizes, True == 1, 5.0 == 5."""
     if key in SIZE_PARAMS and isinstance(value, (str, int, float)) and not isinstance(value, bool):
         try:
@@ -191,7 +191,7 @@ def _has_figures(row: Row) -> bool:
 
 
 @dataclass(frozen=True)
-class _RunRows:
+class RunRows:
     """One run's rows by key, with what the matching needs beside them."""
 
     rows: dict[RowKey, Row]
@@ -199,7 +199,7 @@ class _RunRows:
     repeats: dict[RowKey, tuple[float, ...]]  # per-repetition headline figures, when known
 
 
-def _keyed_rows(results: RunResults) -> _RunRows:
+def keyed_rows(results: RunResults) -> RunRows:
     by_id = {s.id: s for s in results.steps}
     rows_of: dict[str, list[Row]] = {}
     for row in summary_rows(results):
@@ -218,7 +218,7 @@ def _keyed_rows(results: RunResults) -> _RunRows:
             rows[(*step_key, *place)] = row
             if values:
                 repeats[(*step_key, *place)] = values
-    return _RunRows(rows, steps, repeats)
+    return RunRows(rows, steps, repeats)
 
 
 def _places(step: StepResult, rows: Sequence[Row]) -> list[tuple[str, str, int]]:
@@ -305,10 +305,10 @@ def _step_repeat_values(step: StepResult, step_rows: Sequence[Row], row: Row) ->
 def match_rows(runs: Sequence[RunResults]) -> list[MatchedRow]:
     """Every row of every run, paired by workload, in the ladder's order; a row some runs
     lack is kept, with those runs' sides saying why."""
-    return _match([_keyed_rows(r) for r in runs], run_labels(len(runs)))
+    return _match([keyed_rows(r) for r in runs], run_labels(len(runs)))
 
 
-def _match(keyed: Sequence[_RunRows], labels: Sequence[str]) -> list[MatchedRow]:
+def _match(keyed: Sequence[RunRows], labels: Sequence[str]) -> list[MatchedRow]:
     order: dict[RowKey, None] = {}
     for run in keyed:
         order.update(dict.fromkeys(run.rows))
@@ -335,7 +335,7 @@ def _match(keyed: Sequence[_RunRows], labels: Sequence[str]) -> list[MatchedRow]
     return sorted(matched, key=lambda m: order_of_layer.get(m.layer, len(LAYERS)))
 
 
-def _side(label: str, run: _RunRows, key: RowKey, headline: str) -> Side:
+def _side(label: str, run: RunRows, key: RowKey, headline: str) -> Side:
     row = run.rows.get(key)
     if row is not None and _has_figures(row):
         return Side(label=label, row=row, value=_figure(row, headline),
@@ -391,10 +391,10 @@ def welch_differs(a: Sequence[float], b: Sequence[float]) -> bool:
 def setting_notes(runs: Sequence[RunResults]) -> list[str]:
     """How long matched steps measured, where the runs differ ('runtime differs: A: 5 ·
     B: 60 (in 3 matched steps)'): not part of the match, but worth knowing beside a change."""
-    return _setting_notes([_keyed_rows(r) for r in runs], run_labels(len(runs)))
+    return _setting_notes([keyed_rows(r) for r in runs], run_labels(len(runs)))
 
 
-def _setting_notes(keyed: Sequence[_RunRows], labels: Sequence[str]) -> list[str]:
+def _setting_notes(keyed: Sequence[RunRows], labels: Sequence[str]) -> list[str]:
     counts: Counter[tuple[str, str]] = Counter()
     for key in dict.fromkeys(k for run in keyed for k in run.steps):
         steps = [run.steps.get(key) for run in keyed]
@@ -416,7 +416,7 @@ def _duration_fields(steps) -> list[str]:
 
 
 def _setting_text(param: str, value: Any) -> str:
-    return "unset" if value is None else _canonical(param, value)
+    return "unset" if value is None else canonical_value(param, value)
 
 
 # --- the comparison --------------------------------------------------
@@ -426,7 +426,7 @@ def compare(runs: Sequence[RunResults]) -> Comparison:
     if len(runs) < 2:
         raise ValueError("a comparison needs at least two runs")
     labels = run_labels(len(runs))
-    keyed = [_keyed_rows(r) for r in runs]
+    keyed = [keyed_rows(r) for r in runs]
     notes = _setting_notes(keyed, labels) + [
         f"Change: the headline figure (what the test is about: IOPS, bandwidth or mean "
         f"latency) against run {labels[0]}'s; for latency lower is better. Noise: Welch's "

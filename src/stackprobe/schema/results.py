@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from stackprobe.schema.records import Record
+from stackprobe.schema.verdict import Verdict
 from stackprobe.schema.version import SCHEMA_VERSION
 
 StepStatus = Literal["pending", "running", "ok", "partial", "failed", "interrupted", "skipped"]
@@ -152,3 +153,4 @@ class RunResults(_Model):
     schema_version: int = SCHEMA_VERSION
     run: RunInfo
     steps: list[StepResult]
+    verdict: Verdict | None = None  # the checklist the run ended in (schema/verdict.py)
