@@ -17,6 +17,7 @@ from stackprobe import __version__
 from stackprobe.cli import (
     compare_cmd,
     doctor_cmd,
+    export_cmd,
     ingest_cmd,
     lab_cmd,
     plan_cmd,
@@ -44,6 +45,7 @@ app.command("show")(show_cmd.show)
 app.command("report")(show_cmd.report)
 app.command("compare")(compare_cmd.compare_runs)
 app.command("resume")(resume_cmd.resume)
+app.command("export")(export_cmd.export)
 app.add_typer(lab_cmd.lab_app, name="lab")
 
 
