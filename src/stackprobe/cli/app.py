@@ -15,6 +15,7 @@ import typer
 
 from stackprobe import __version__
 from stackprobe.cli import (
+    baseline_cmd,
     compare_cmd,
     doctor_cmd,
     export_cmd,
@@ -47,6 +48,7 @@ app.command("compare")(compare_cmd.compare_runs)
 app.command("resume")(resume_cmd.resume)
 app.command("export")(export_cmd.export)
 app.add_typer(lab_cmd.lab_app, name="lab")
+app.add_typer(baseline_cmd.baseline_app, name="baseline")
 
 
 @app.callback(invoke_without_command=True)
