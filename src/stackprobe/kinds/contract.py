@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from stackprobe.analysis.ceilings import ClusterIo
+from stackprobe.kinds.checks import Check
 from stackprobe.spec.ceph import CephNeeds
 from stackprobe.spec.fields import written
 from stackprobe.spec.hosts import HostMode, Reach
@@ -60,6 +61,8 @@ class Kind:
     tools: ClassVar[tuple[Tool, ...]] = ()  # every tool it may drive (doctor, packages)
     records: ClassVar[tuple[type, ...]] = ()  # the record types it produces
     prelude_of: ClassVar[str | None] = None  # recorded before the first step of this session
+    # findings of its own a suite's `criteria:` may name ('no flagged link'; kinds/checks.py)
+    checks: ClassVar[tuple[Check, ...]] = ()
     # --- how compare pairs its steps (report/compare.py)
     concurrency: ClassVar[tuple[str, ...]] = ()  # fields setting outstanding I/O (sweeps)
     duration_fields: ClassVar[tuple[str, ...]] = ()  # how long it measured: not the workload

@@ -18,6 +18,7 @@ from typing import Annotated, Union
 
 from pydantic import Field
 
+from stackprobe.kinds.checks import COMMON, CheckRegistry
 from stackprobe.kinds.contract import Kind
 from stackprobe.spec.steps import LAYERS
 from stackprobe.spec.tools import Tool
@@ -90,3 +91,10 @@ def tools() -> list[Tool]:
 
 def layer_order(layer: str) -> int:
     return LAYERS.index(layer) if layer in LAYERS else len(LAYERS)
+
+
+@cache
+def checks() -> CheckRegistry:
+    """The findings criteria may name: the common ones (kinds/checks.py), then each kind's."""
+    own = [c for k in kinds() for c in k.checks]
+    return CheckRegistry((*COMMON, *own))

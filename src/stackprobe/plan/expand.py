@@ -70,6 +70,7 @@ def _planned(kind: Kind, spec: StepSpec, concrete: StepSpec, swept: dict[str, An
         timeout_s=spec.timeout.seconds if spec.timeout is not None else None,
         host_mode=kind.hosts,
         ceph=kind.ceph(concrete),
+        suite_step=n,
     )
     return _estimated(kind, step)
 

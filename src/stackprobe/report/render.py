@@ -10,6 +10,7 @@ import csv
 import io
 import json
 
+from stackprobe.report.checklist import checklist_markdown
 from stackprobe.report.host_tables import host_tables
 from stackprobe.report.inventory_lines import ceph_lines, inventory_lines
 from stackprobe.report.kind_tables import kind_tables
@@ -149,6 +150,8 @@ def to_markdown(results: RunResults) -> str:
     notes = warnings_of(results)
     if notes:
         lines += ["", "## Warnings", ""] + [f"- {w}" for w in notes]
+    if results.verdict is not None:
+        lines += ["", *checklist_markdown(results.verdict)]
     return "\n".join(lines) + "\n"
 
 
@@ -176,5 +179,6 @@ def to_json(results: RunResults) -> str:
         "warnings": warnings_of(results),
         "limits": limits_of(results),
         "ladder": ladder_dicts(results),
+        "verdict": results.verdict.model_dump(mode="json") if results.verdict else None,
     }
     return json.dumps(doc, indent=1) + "\n"

@@ -6,6 +6,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from stackprobe.report.checklist import print_checklist
 from stackprobe.report.render import (
     HEADLINE_CELL,
     LAYER_TITLES,
@@ -82,5 +83,7 @@ def print_summary(results: RunResults, console: Console, run_path: str | None = 
         console.print(f"  [cyan]›[/] {x}")
     for w in warnings_of(results):
         console.print(f"  [yellow]![/] {w}")
+    if results.verdict is not None:
+        print_checklist(results.verdict, console)
     if run_path:
         console.print(f"Results: {run_path}")

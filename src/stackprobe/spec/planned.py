@@ -44,6 +44,7 @@ class PlannedStep:
     timeout_s: float | None = None  # the suite's `timeout:`; None: derived from the estimate
     host_mode: HostMode = HostMode.CONTROLLER  # how its kind meets hosts
     ceph: CephNeeds | None = None  # what it needs of the run's Ceph session; None: no Ceph
+    suite_step: int = 0  # the suite step (1-based) it came from: where its criteria were written
 
     @property
     def on_ceph(self) -> bool:

@@ -35,6 +35,9 @@ class StepSpec(StrictModel):
     # How long the step may take before its tool is stopped (by PID) and the suite goes on;
     # default: twice the estimate plus two minutes (a hung tool still ends).
     timeout: Duration | None = None
+    # Acceptance rules on this step's figures and findings ('iops >= 150k', 'p99 <= 5 ms',
+    # 'no flagged link'); read by stackprobe/verdict/ (docs/verdicts.md), never part of the load.
+    criteria: list[str] = Field(default_factory=list)
 
 
 class Repeat(StrictModel):
@@ -59,7 +62,8 @@ class MeasuredSpec(StepSpec):
 
 
 # The fields above, which place and schedule a step: never part of its parameters.
-PLACEMENT_FIELDS = frozenset({"kind", "name", "title", "layer", "hosts", "timeout", "repeat"})
+PLACEMENT_FIELDS = frozenset({"kind", "name", "title", "layer", "hosts", "timeout", "repeat",
+                              "criteria"})
 
 
 def slug(value: Any) -> str:

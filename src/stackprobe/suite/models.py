@@ -29,3 +29,6 @@ class Suite(StrictModel):
     defaults: FioParams = Field(default_factory=FioParams)
     ceph: CephSettings | None = None
     steps: list[Step] = Field(min_length=1)
+    # Acceptance rules on the whole run: figures named by their keys, findings by name
+    # ('fio:rw=randread,bs=4k:iops >= 150k', 'no flagged link'); see docs/verdicts.md.
+    criteria: list[str] = Field(default_factory=list)

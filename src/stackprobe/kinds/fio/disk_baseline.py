@@ -24,6 +24,7 @@ from pydantic import Field
 from stackprobe.kinds.context import STOPPED, StepContext, StepOutcome, failure_message
 from stackprobe.kinds.contract import HostMode, Kind
 from stackprobe.kinds.fio.common import FIO
+from stackprobe.kinds.fio.disk_checks import NoFlaggedDiskSet
 from stackprobe.parsers.fio.fio_json import FioJsonError, parse_fio_json
 from stackprobe.safety.job_paths import READ_MODES
 from stackprobe.schema.records import IoRecord
@@ -184,6 +185,7 @@ class DiskBaseline(Kind):
     spec = DiskBaselineStep
     layer = "disk"
     family = "fio"
+    checks = (NoFlaggedDiskSet(),)
     hosts = HostMode.EACH
     tools = (FIO,)
     records = (IoRecord,)

@@ -24,6 +24,7 @@ from pydantic import Field
 from stackprobe.analysis.network_matrix import build_matrix, link_speed_mbps
 from stackprobe.kinds.context import STOPPED, StepContext, StepOutcome, start_servers, stop_started
 from stackprobe.kinds.contract import HostMode, Kind, Tool
+from stackprobe.kinds.network.link_checks import NoFlaggedLink
 from stackprobe.parsers.network.iperf3_json import parse_iperf3_json
 from stackprobe.parsers.network.ping import parse_ping, ping_argv
 from stackprobe.schema.records import NetRecord, PingRecord
@@ -176,6 +177,7 @@ class Network(Kind):
     records = (NetRecord, PingRecord)
     duration_fields = ("seconds",)
     verdict_fields = ("slow_fraction", "asymmetry", "port")
+    checks = (NoFlaggedLink(),)
 
     def title(self, spec: NetworkStep, name):
         return f"Network matrix (iperf3, {spec.streams} stream(s), {spec.seconds} s)"
