@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import typer
 
-OUT = typer.Option(Path("runs"), "--out", "-o", help="Where run directories are.")
+from stackprobe.cli.runs_dir import resolve_option
+
+# where runs are: this option, else $STACKPROBE_RUNS, the config file's runs_dir, ./runs
+# (cli/runs_dir.py); --out/-o is its older spelling
+OUT = typer.Option(
+    None, "--runs-dir", "--out", "-o", callback=resolve_option, show_default=False,
+    help="Where run directories are (default: $STACKPROBE_RUNS, runs_dir in "
+    "~/.config/stackprobe/config.yaml, else ./runs).",
+)
 SUITE = typer.Argument(None, help="Built-in suite name (quick, standard) or YAML file.")

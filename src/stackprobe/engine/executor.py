@@ -29,6 +29,7 @@ from stackprobe.errors import UserError
 from stackprobe.kinds import registry
 from stackprobe.kinds.ceph.session import CephSession
 from stackprobe.kinds.context import StepContext, StepOutcome, TargetInfo, command_record
+from stackprobe.report.history import index_figures
 from stackprobe.schema.results import CommandRecord, RunInfo, RunResults, StepResult
 from stackprobe.spec.planned import PlannedStep
 from stackprobe.store.index import record_run
@@ -372,7 +373,8 @@ class Executor:
 
     def _save(self) -> None:
         self.run_dir.save(self.results)
-        record_run(self.out_dir, self.run_dir.path, self.results)
+        record_run(self.out_dir, self.run_dir.path, self.results,
+                   figures=index_figures(self.results))
 
 
 def _pending(step: PlannedStep) -> StepResult:
