@@ -19,12 +19,15 @@ from stackprobe.cli import (
     compare_cmd,
     doctor_cmd,
     export_cmd,
+    history_cmd,
     ingest_cmd,
     lab_cmd,
     plan_cmd,
     resume_cmd,
     run_cmd,
+    runs_cmd,
     show_cmd,
+    verdict_cmd,
 )
 from stackprobe.errors import UserError
 
@@ -46,7 +49,10 @@ app.command("show")(show_cmd.show)
 app.command("report")(show_cmd.report)
 app.command("compare")(compare_cmd.compare_runs)
 app.command("resume")(resume_cmd.resume)
+app.command("runs")(runs_cmd.runs)
+app.command("history")(history_cmd.history)
 app.command("export")(export_cmd.export)
+app.command("verdict")(verdict_cmd.verdict)
 app.add_typer(lab_cmd.lab_app, name="lab")
 app.add_typer(baseline_cmd.baseline_app, name="baseline")
 

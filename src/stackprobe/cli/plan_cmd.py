@@ -22,10 +22,12 @@ def plan(
     from stackprobe.plan.expand import expand
     from stackprobe.suite.loader import load_hosts, load_suite
     from stackprobe.units import fmt_bytes, fmt_seconds
+    from stackprobe.verdict.bind import bind_criteria
 
     loaded = load_suite(suite)
     hosts = load_hosts(hosts_file) if hosts_file is not None else None
     steps = expand(loaded.suite, loaded.base_dir, hosts)
+    rules = bind_criteria(loaded, steps)  # a bad rule is refused here, as `run` would
     console = Console()
     table = Table(title=f"suite {loaded.suite.name} ({loaded.source})", header_style="bold")
     for col in ("Step", "Kind", "Layer", "Title", "Workload", "Hosts", "Est. time", "Test data"):
@@ -40,3 +42,6 @@ def plan(
     if biggest is not None:
         line += f"; needs {fmt_bytes(need)} free on the target (largest step {biggest.id})"
     console.print(line)
+    for bound in rules:
+        scope = ", ".join(bound.steps) if bound.steps is not None else "the run"
+        console.print(f"  criterion: {bound.rule.text}  ({bound.origin}; judges {scope})")

@@ -15,6 +15,7 @@ from pathlib import Path
 import typer
 
 from stackprobe.cli import options
+from stackprobe.cli.judging import STRICT
 from stackprobe.errors import UserError
 from stackprobe.procs import stop_pids
 
@@ -23,10 +24,12 @@ def resume(
     run: str = typer.Argument(..., help="Run directory or id to finish."),
     out: Path = options.OUT,
     no_monitor: bool = typer.Option(False, "--no-monitor", help="No resource sampling."),
+    strict: bool = STRICT,
 ) -> None:
     """Continue a run from its first step not completed; completed steps are kept."""
     from rich.console import Console
 
+    from stackprobe.cli.judging import Judging
     from stackprobe.cli.progress import RunProgress
     from stackprobe.cli.run_cmd import finish
     from stackprobe.cli.show_cmd import resolve_run
@@ -34,8 +37,9 @@ def resume(
     from stackprobe.engine.launch import CephOptions, launch
     from stackprobe.plan.expand import expand
     from stackprobe.store.rundir import load_results
-    from stackprobe.suite.loader import load_hosts, parse_suite
+    from stackprobe.suite.loader import LoadedSuite, load_hosts, parse_suite
     from stackprobe.transport.local import LocalTransport
+    from stackprobe.verdict.bind import bind_criteria
 
     path = resolve_run(run, out).resolve()
     previous = load_results(path)
@@ -69,7 +73,9 @@ def resume(
             out_dir=path.parent, progress=progress,
             ceph=CephOptions(suite.ceph, Path(conf) if conf else None), hosts=hosts, resume=path,
         )
-    finish(results, console, run_path)
+    finish(results, console, run_path, Judging(
+        bind_criteria(LoadedSuite(suite, source, suite_text, base_dir), plan), strict,
+        runs_dir=path.parent))
 
 
 def stop_leftovers(scratch: Path, grace_s: float = 5.0) -> list[int]:

@@ -7,10 +7,8 @@ from pathlib import Path
 
 import typer
 
+from stackprobe.cli import judging as judge_opts
 from stackprobe.cli import options
-
-EXIT_STEP_FAILED = 1
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 
 def run(
@@ -20,7 +18,7 @@ def run(
         help="Directory to test; stackprobe works in a subdirectory it removes afterwards. "
         "Default: the current directory's filesystem.",
     ),
-    out: Path = typer.Option(Path("runs"), "--out", "-o", help="Where run directories go."),
+    out: Path = options.OUT,
     fail_fast: bool = typer.Option(False, "--fail-fast", help="Stop at the first failed step."),
     ceph_conf: Path = typer.Option(
         None, "--ceph-conf",
@@ -38,8 +36,13 @@ def run(
         help="Let fio steps write this raw block device, destroying what is on it (repeatable;"
         " a mounted or open device is refused anyway).",
     ),
+    strict: bool = judge_opts.STRICT,
+    against: str = judge_opts.AGAINST,
+    max_regression: str = judge_opts.MAX_REGRESSION,
+    junit: Path = judge_opts.JUNIT,
 ) -> None:
-    """Run a suite (default: quick) and print its summary table."""
+    """Run a suite (default: quick), print its summary table and its verdict; the exit
+    status says pass (0), a failed step (1), a failed criterion (3), a regression (4)."""
     from rich.console import Console
 
     from stackprobe.cli.progress import RunProgress
@@ -48,11 +51,15 @@ def run(
     from stackprobe.plan.expand import expand
     from stackprobe.suite.loader import load_hosts, load_suite
     from stackprobe.transport.local import LocalTransport
+    from stackprobe.verdict.bind import bind_criteria
 
     console = Console()
     loaded = load_suite(suite)
     hosts = load_hosts(hosts_file) if hosts_file is not None else None
     plan = expand(loaded.suite, loaded.base_dir, hosts)
+    judging = judge_opts.Judging(bind_criteria(loaded, plan), strict, against, max_regression,
+                                 junit, out.resolve())
+    judge_opts.prepare(judging)  # a bad --against fails now, not after the load
     base = (target or Path.cwd()).resolve()
     settings = RunSettings(
         suite_name=loaded.suite.name,
@@ -71,16 +78,17 @@ def run(
             ceph=CephOptions(loaded.suite.ceph, ceph_conf.resolve() if ceph_conf else None, force),
             hosts=hosts, destroy_data=tuple(destroy_data or ()),
         )
-    finish(results, console, run_path)
+    finish(results, console, run_path, judging)
 
 
-def finish(results, console, run_path: Path) -> None:
-    """The summary table, then the exit status a script can test (1 failed, 130 stopped)."""
+def finish(results, console, run_path: Path, judging: judge_opts.Judging) -> None:
+    """The verdict judged and stored, the summary table and checklist, then the exit status
+    a script can test (verdict/codes.py: 130 stopped, 1 a step failed, 3 a criterion
+    failed, 4 a regression; the first that applies wins)."""
     from stackprobe.report.terminal import print_summary
 
+    results = judge_opts.judge_and_store(results, run_path, judging)
     console.print()
     print_summary(results, console, str(run_path))
-    if results.run.status == "interrupted":
-        raise typer.Exit(EXIT_INTERRUPTED)
-    if results.run.status == "failed":
-        raise typer.Exit(EXIT_STEP_FAILED)
+    if results.verdict.exit_code:
+        raise typer.Exit(results.verdict.exit_code)

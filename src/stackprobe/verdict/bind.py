@@ -75,12 +75,9 @@ def _check_planned(key: FigureKey, plan: Sequence[PlannedStep], filename, lines,
     for step in plan:
         if step.kind == key.kind and wanted <= set(workload_key(step)[2]):
             return
-    raise SuiteError(f"{where}: no {key.kind} step has {_params_text(wanted)}"
+    shown = FigureKey(kind=key.kind, params=tuple(sorted(wanted))).workload.partition(":")[2]
+    raise SuiteError(f"{where}: no {key.kind} step has {shown or 'these parameters'}"
                      " (a key names a step's workload: see `stackprobe plan` and docs/verdicts.md)")
-
-
-def _params_text(params) -> str:
-    return ", ".join(f"{k}={v}" for k, v in sorted(params)) or "these parameters"
 
 
 def _field(path: tuple) -> str:
