@@ -33,7 +33,7 @@ def set_cmd(
     name = name or results.run.suite
     before = read_baselines(out).get(name)
     entry = set_baseline(out, name, path, results.run.id)
-    moved = f" (was {before.run})" if before and before.run != entry.run else ""
+    moved = f" (was {before.run} in {before.path})" if before and before.path != entry.path else ""
     print(f"baseline {name} -> {entry.run}{moved}")
     if results.run.status != "ok":
         print(f"note: run {entry.run} ended {results.run.status}: its figures that are missing "

@@ -23,7 +23,7 @@ from stackprobe.store.rundir import atomic_write, utc_now_iso
 
 BASELINES_FILE = "baselines.json"
 FIELDS = ("run", "path", "set_at")
-_NAME = re.compile(r"^[\w][\w.+-]{0,63}$")
+_NAME = re.compile(r"[\w][\w.+-]{0,63}")
 
 
 @dataclass(frozen=True)
@@ -44,8 +44,8 @@ def baselines_file(out_dir: Path) -> Path:
 
 def check_name(name: str) -> str:
     """A name people can type in a CI script: letters, digits, '.', '+', '-', '_'."""
-    if not _NAME.match(name):
-        raise UserError(f"baseline name '{name}': use 1-64 letters, digits, '.', '+', '-' or '_' "
+    if not _NAME.fullmatch(name):
+        raise UserError(f"baseline name {name!r}: use 1-64 letters, digits, '.', '+', '-' or '_' "
                         "(starting with a letter or digit)")
     return name
 
