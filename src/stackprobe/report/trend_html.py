@@ -52,7 +52,7 @@ def trend_chart(s: Series) -> str:
     pts = [Point(i, p.value, tip=f"{p.started} {p.run_id}: {fmt_value(p.value, s.unit)}")
            for i, p in enumerate(s.points, start=1)]
     banded = [(i, p.judged.band) for i, p in enumerate(s.points, start=1) if p.judged.band]
-    band_name = f"band: median ± {drift.K:g}·MAD of the {drift.N_PREVIOUS} runs before"
+    band_name = f"band of the {drift.N_PREVIOUS} runs before (see above)"
     lines = [Line("value", pts, colour(0))]
     if banded:
         lines += [Line(band_name, [Point(i, b.hi) for i, b in banded], MUTED, markers=False, dash="5 4"),
