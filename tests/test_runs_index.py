@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -145,3 +146,45 @@ def test_partial_run_figures_can_be_indexed(tmp_path):
         step.status, step.summary, step.records = "pending", None, []
     rows = index_figures(results)
     assert rows and {r.step_id for r in rows} <= {s.id for s in results.steps[:3]}
+
+
+TINY_SUITE = """
+name: tinyhistory
+defaults:
+  ioengine: psync
+  size: 4M
+  runtime: 1
+  time_based: true
+steps:
+  - kind: fio
+    name: randread
+    rw: randread
+    bs: 4k
+    headline: iops
+"""
+
+
+@pytest.mark.tools
+def test_a_real_run_indexes_its_figures_and_history_reads_them(tmp_path):
+    """`run` (executor._save) keeps every figure in the index under its key; two runs make
+    a history that `stackprobe history` prints from another directory."""
+    from stackprobe.report.figure_keys import run_figures
+    from stackprobe.store.rundir import load_results
+
+    suite, target = tmp_path / "tiny.yaml", tmp_path / "target"
+    suite.write_text(TINY_SUITE)
+    target.mkdir()
+    env = {"STACKPROBE_RUNS": str(tmp_path / "runs"), "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    for _ in range(2):
+        run_cli(["run", suite, "--target", target, "--no-monitor"], cwd=tmp_path, env=env, check=0)
+    rows = list_runs(tmp_path / "runs")
+    assert len(rows) == 2 and all(r["figured"] == 1 and r["status"] == "ok" for r in rows)
+    for row in rows:
+        figs = run_figures(load_results(Path(row["path"])))
+        indexed = [(r["key"], r["value"]) for r in figure_rows(tmp_path / "runs") if r["run_id"] == row["run_id"]]
+        assert indexed == [(f.text, f.value) for f in figs] and indexed
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    doc = json.loads(run_cli(["history", "fio:rw=randread:read.iops", "--format", "json"],
+                             cwd=elsewhere, env=env, check=0).stdout)
+    assert len(doc) == 1 and len(doc[0]["points"]) == 2
