@@ -7,7 +7,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from fuzz_support import CASES, FUZZ
 from stackprobe.kinds.registry import checks
 from stackprobe.plan.expand import expand
 from stackprobe.store.rundir import load_results
@@ -38,7 +41,7 @@ def test_thresholds_are_read_in_the_figures_unit(text, dimension, value):
 
 @pytest.mark.parametrize(("text", "dimension"), [
     ("5", "time"), ("2 GB/s", "time"), ("10", "percent"), ("2 MB", "rate"), ("fast", "count"),
-    ("5 ms", "count"), ("2 GiB", "rate"),
+    ("5 ms", "count"), ("2 GiB", "rate"), ("9" * 400, "count"),
 ])
 def test_units_that_do_not_fit_are_refused(text, dimension):
     with pytest.raises(QuantityError):
@@ -167,3 +170,25 @@ def test_every_check_is_named_and_described():
     for check in all_checks().checks:
         assert check.phrase and check.describes, type(check).__name__
         assert all_checks().find(check.phrase.upper()) is check
+
+
+RULE_TOKENS = ("iops", "read.", "p99", "latency", "bw", "fio:", "rw=randread", ",", "bs=4k",
+               "@h1", "#osd.0", ":", ">=", "<=", "<", ">", "=", "150k", "5 ms", "2 GB/s", "10%",
+               "-1", "0", "no flagged link", "node spread", "(", ")", "memory", "efficiency vs ceiling",
+               " ", "1e999", "nan", "\u00b5s", "Gbit/s", "GiB/s", "%")
+
+
+@FUZZ
+@given(text=st.one_of(st.text(max_size=80),
+                      st.lists(st.sampled_from(RULE_TOKENS), max_size=12).map("".join)),
+       in_step=st.booleans())
+def test_any_text_is_a_rule_or_one_line_refusal(text, in_step):
+    """The rule reader's property: a Rule, or a RuleError of one line — nothing else."""
+    CASES["criteria"] += 1
+    try:
+        rule = parse_rule(text, all_checks(), in_step=in_step)
+    except RuleError as exc:
+        assert "\n" not in str(exc)
+        return
+    if rule.threshold is not None:
+        assert rule.threshold.value >= 0 and rule.threshold.value != float("inf")

@@ -46,9 +46,11 @@ from fuzz_support import (
     time_limit,
     value_paths,
 )
+from stackprobe.plan.expand import expand
 from stackprobe.spec.hosts import HostsFile
-from stackprobe.suite.loader import SuiteError, parse_model, parse_suite
+from stackprobe.suite.loader import LoadedSuite, SuiteError, parse_model, parse_suite
 from stackprobe.suite.models import Suite
+from stackprobe.verdict.bind import bind_criteria
 
 BUILTIN = Path(__file__).resolve().parents[1] / "src" / "stackprobe" / "suite" / "builtin"
 FILENAME = "fuzz.yaml"
@@ -81,13 +83,41 @@ def _parse_hosts(text: str, filename: str) -> HostsFile:
     return parse_model(text, filename, HostsFile, "a hosts file is a mapping with 'hosts'")
 
 
+def _bind_criteria(text: str, filename: str) -> list:
+    """A suite's criteria, read and bound to its plan as `run` and `plan` do."""
+    suite = parse_suite(text, filename)
+    return bind_criteria(LoadedSuite(suite, filename, text, None), expand(suite))
+
+
+CRITERIA_SEED = """\
+name: criteria
+criteria:
+  - no flagged link
+  - every host reported
+  - node spread (memory bandwidth) <= 10%
+  - efficiency vs ceiling >= 70%
+  - stability: no stall
+  - fio:rw=randread,bs=4k,iodepth=32:read.iops >= 150k
+  - fio:bs=4K@h2:p99 <= 5 ms
+steps:
+  - kind: memory
+  - kind: fio
+    rw: randread
+    bs: 4k
+    iodepth: 32
+    criteria: [iops >= 150k, read.p99 <= 5 ms, write bw > 1 GiB/s, mean latency < 2ms]
+"""
+
 LOADERS: dict[str, tuple[Callable[[str, str], object], type]] = {
     "suite": (parse_suite, Suite),
     "hosts": (_parse_hosts, HostsFile),
+    "criteria": (_bind_criteria, list),
 }
 SEEDS: dict[str, list[Seed]] = {
     "suite": [Seed(p.name, p.read_text(), []) for p in sorted(BUILTIN.glob("*.yaml"))],
     "hosts": [Seed("hosts.yaml", HOSTS_SEED, [])],
+    "criteria": [Seed("criteria.yaml", CRITERIA_SEED, []),
+                 Seed("cluster-acceptance.yaml", (BUILTIN / "cluster-acceptance.yaml").read_text(), [])],
 }
 
 
@@ -120,7 +150,8 @@ def check(kind: str, text: str) -> None:
                 assert ERROR.match(message), f"no '{FILENAME}:LINE: ' at the start: {message[:300]!r}"
                 return
         assert isinstance(result, model)
-        _check_numbers(result.model_dump(), "result")
+        if model is not list:
+            _check_numbers(result.model_dump(), "result")
     except BaseException:
         save_failure(kind, text)
         raise

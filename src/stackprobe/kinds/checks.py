@@ -41,8 +41,12 @@ class Check:
     aliases: ClassVar[tuple[str, ...]] = ()
     unit: ClassVar[str | None] = None
     argument: ClassVar[bool] = False
-    higher_is_better: ClassVar[bool] = True  # for the worst of several values
     describes: ClassVar[str] = ""
+    looks_at: ClassVar[str] = "places"  # what one outcome is about: 'links', 'steps', 'nodes'
+
+    def all_well(self, outcomes: Sequence[Outcome]) -> str:
+        """The measured text when nothing was found wrong: '6 links, none flagged'."""
+        return f"{len(outcomes)} {self.looks_at}, none flagged"
 
     def outcomes(self, results: RunResults, steps: Sequence[StepResult],
                  argument: str = "") -> list[Outcome]:
@@ -53,6 +57,9 @@ class NoFailedStep(Check):
     phrase = "no failed step"
     describes = "every step ended ok"
 
+    def all_well(self, outcomes):
+        return f"{len(outcomes)} steps, all ok"
+
     def outcomes(self, results, steps, argument=""):
         return [Outcome(s.status == "ok", f"{s.id}: {s.status}" + (
             f" ({s.error})" if s.error and s.status != "ok" else ""), (s.id,)) for s in steps]
@@ -61,6 +68,9 @@ class NoFailedStep(Check):
 class EveryHostReported(Check):
     phrase = "every host reported"
     describes = "every host a step ran on has figures in it"
+
+    def all_well(self, outcomes):
+        return f"{len(outcomes)} steps on hosts, every host reported"
 
     def outcomes(self, results, steps, argument=""):
         out = []
@@ -86,6 +96,7 @@ class NoFlaggedNode(Check):
     phrase = "no flagged node"
     aliases = ("no outlier node", "no slow node")
     describes = "no node far from its peers' median (robust z-score)"
+    looks_at = "per-node figures"
 
     def outcomes(self, results, steps, argument=""):
         out = []
@@ -101,7 +112,6 @@ class NodeSpread(Check):
     phrase = "node spread"
     unit = "%"
     argument = True
-    higher_is_better = False
     describes = "(max - min) / median of a per-node figure, in %"
 
     def outcomes(self, results, steps, argument=""):
@@ -124,6 +134,7 @@ class NoStall(Check):
     phrase = "stability: no stall"
     aliases = ("no stall",)
     describes = "no second without progress in the tools' per-second series"
+    looks_at = "per-second series"
 
     def outcomes(self, results, steps, argument=""):
         out = []

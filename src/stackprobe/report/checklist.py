@@ -88,3 +88,17 @@ def checklist_csv(verdict: Verdict) -> str:
 
 def checklist_json(verdict: Verdict) -> str:
     return json.dumps(verdict.model_dump(mode="json"), indent=1) + "\n"
+
+
+def checklist_page(verdict: Verdict) -> dict:
+    """What the HTML report's Verdict section shows (templates/report.html.j2)."""
+    baseline = verdict.baseline or {}
+    return {
+        "headline": headline(verdict), "good": verdict.status == "pass",
+        "differences": [f"{what}: {text}" for what, text in baseline.get("differences") or []],
+        "baseline": baseline.get("name"),
+        "checks": [{"mark": MARKS[i.status], "status": i.status.replace(" ", "-"),
+                   "rule": i.rule, "kind": KIND_TITLES[i.kind], "measured": i.measured,
+                   "detail": i.detail, "origin": i.origin, "sources": i.sources}
+                  for i in verdict.items],
+    }

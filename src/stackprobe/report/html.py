@@ -26,6 +26,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from stackprobe.report.checklist import checklist_page
 from stackprobe.report.html_figures import (
     headline_bars,
     slo_knees,
@@ -81,6 +82,7 @@ def page(results: RunResults, run_dir: Path | None) -> dict[str, Any]:
         "environment": environment_lines(results),
         "warnings": warnings_of(results),
         "run_commands": [_command(c) for c in results.run.commands],
+        "verdict": checklist_page(results.verdict) if results.verdict else None,
     }
 
 

@@ -45,10 +45,10 @@ def judge(results: RunResults, bound: BoundRule, figures: Sequence[Figure]) -> C
     sources = sorted({src for o in outcomes for src in o.sources})
     if rule.op is None:
         bad = [o for o in outcomes if not o.ok]
-        shown = bad or outcomes
-        return CheckItem(**base, status="fail" if bad else "pass",
-                         measured="; ".join(o.measured for o in shown[:6])
-                         + (f" (+{len(shown) - 6} more)" if len(shown) > 6 else ""),
+        measured = ("; ".join(o.measured for o in bad[:6])
+                    + (f" (+{len(bad) - 6} more)" if len(bad) > 6 else "")
+                    if bad else rule.check.all_well(outcomes))
+        return CheckItem(**base, status="fail" if bad else "pass", measured=measured,
                          sources=sources, detail="; ".join(o.detail for o in bad if o.detail))
     valued = [(o.value, o) for o in outcomes if o.value is not None]
     value, worst_outcome = _worst(rule, valued)

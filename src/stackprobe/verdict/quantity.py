@@ -8,6 +8,7 @@ bandwidths follow the unit written: GB/s = 10^9 bytes/s, GiB/s = 2^30, Gbit/s = 
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -40,6 +41,8 @@ def parse_quantity(text: str, dimension: str) -> Quantity:
     if m is None:
         raise QuantityError(f"'{text}' is not a number with a unit")
     number, suffix, unit = float(m["num"]), m["suffix"], m["unit"].strip()
+    if not math.isfinite(number) or number > 1e30:
+        raise QuantityError(f"'{text}': not a number a measurement can have")
     if dimension == "rate" and suffix and unit and _RATE.match(suffix + unit):
         unit, suffix = suffix + unit, ""  # '2 GB/s' read as one unit, not 2 G x 'B/s'
     scaled = number * _DECIMAL[suffix]

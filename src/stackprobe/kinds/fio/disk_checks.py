@@ -13,6 +13,7 @@ from stackprobe.kinds.checks import Check, Outcome
 class NoFlaggedDiskSet(Check):
     phrase = "no flagged disk set"
     aliases = ("disks scale",)
+    looks_at = "hosts' disk sets"
     describes = "each host's disks together deliver at least min_aggregate x their sum alone"
 
     def outcomes(self, results, steps, argument=""):

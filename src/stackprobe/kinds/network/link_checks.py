@@ -13,6 +13,7 @@ from stackprobe.kinds.checks import Check, Outcome
 class NoFlaggedLink(Check):
     phrase = "no flagged link"
     aliases = ("no slow link",)
+    looks_at = "links"
     describes = "no iperf3/ping pair flagged slow, asymmetric or lossy by the network matrix"
 
     def outcomes(self, results, steps, argument=""):

@@ -1,0 +1,73 @@
+"""`no flagged link` decides a real run: cluster-acceptance on three lab hosts (network
+namespaces with their own sshd), once with h2's link shaped to 200 Mbit/s — the run exits
+with the criteria-failed code and the checklist names h2 — and once without, exiting 0.
+The labs come down in `finally`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from stackprobe.lab import hosts_lab, netns
+from stackprobe.lab.hosts_lab import SUBNET, HostsLab
+from stackprobe.verdict.codes import EXIT_CRITERIA_FAILED, EXIT_OK
+
+pytestmark = [pytest.mark.slow, pytest.mark.root, pytest.mark.netns, pytest.mark.tools]
+
+PREFIX = "spv"  # this module's lab names: spv-br, spv-h1 ...
+
+
+def _requirements() -> str | None:
+    if os.geteuid() != 0:
+        return "needs root (network namespaces, a bridge, sshd)"
+    if not Path(hosts_lab.SSHD).exists():
+        return "no /usr/sbin/sshd"
+    if netns.overlapping_routes(SUBNET):
+        return f"{SUBNET} is in use here (another hosts lab is up?)"
+    return None
+
+
+def _acceptance(tmp: Path, name: str, slow_links: dict[str, str]):
+    lab_dir = tmp / f"lab-{name}"
+    lab = HostsLab(lab_dir, prefix=PREFIX, log=lambda *_: None)
+    try:
+        state = lab.up(3, slow_links=slow_links)
+        runs = tmp / f"runs-{name}"
+        proc = subprocess.run(
+            [sys.executable, "-m", "stackprobe", "run", "cluster-acceptance", "--hosts",
+             str(state.hosts_yaml), "--out", str(runs), "--target", str(tmp), "--no-monitor"],
+            capture_output=True, text=True, timeout=600, env={**os.environ, "COLUMNS": "200"})
+        (run,) = [p for p in runs.iterdir() if p.is_dir()]
+        return proc, json.loads((run / "results.json").read_text())["verdict"]
+    finally:
+        if (lab_dir / hosts_lab.STATE_FILE).exists():
+            lab.down()
+
+
+@pytest.fixture
+def lab_ok():
+    why = _requirements()
+    if why:
+        pytest.skip(why)
+
+
+def test_a_slow_link_fails_the_run_and_its_checklist_names_the_host(tmp_path, lab_ok):
+    proc, verdict = _acceptance(tmp_path, "slow", {"h2": "200mbit"})
+    assert proc.returncode == EXIT_CRITERIA_FAILED, (proc.stdout[-3000:], proc.stderr[-2000:])
+    [link] = [i for i in verdict["items"] if i["rule"] == "no flagged link"]
+    assert link["status"] == "fail" and link["origin"] == "cluster-acceptance.yaml:12"
+    assert "→h2" in link["measured"] or "h2→" in link["measured"], link
+    assert "Verdict: FAIL: a criterion failed (exit 3" in proc.stdout
+    print("\n".join(line for line in proc.stdout.splitlines()[-40:]))
+
+
+def test_without_the_slow_link_the_same_run_exits_0(tmp_path, lab_ok):
+    proc, verdict = _acceptance(tmp_path, "normal", {})
+    assert proc.returncode == EXIT_OK, (proc.stdout[-3000:], proc.stderr[-2000:])
+    assert {(i["rule"], i["status"]) for i in verdict["items"] if i["kind"] == "criterion"} == {
+        ("no flagged link", "pass"), ("every host reported", "pass"), ("no failed step", "pass")}
