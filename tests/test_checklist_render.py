@@ -28,7 +28,8 @@ ITEMS = [
               sources=["01-cpu"]),
 ]
 VERDICT = Verdict(status="fail", exit_code=3, items=ITEMS,
-                  baseline={"name": "before", "differences": [["CPU", "A: 2 × Xeon · B: 1 × Xeon"]]})
+                  baseline={"name": "before", "run": "20261124T000000Z-acc", "other_machine": True,
+                            "differences": [["CPU", "A: 2 × Xeon · B: 1 × Xeon"]]})
 
 
 def _results():

@@ -22,6 +22,7 @@ STEP = """\
     runtime: 1
     time_based: true
     ioengine: psync
+    headline: iops
     criteria: [{criteria}]
 """
 
@@ -84,3 +85,48 @@ def test_a_rule_no_step_can_answer_is_refused_before_anything_runs(tmp_path):
     assert len(proc.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
     assert run_cli(["plan", suite], check=2).stderr == proc.stderr
+
+
+def _faster_copy(run, dest, factor: float):
+    """`run` as if every figure had been `factor` times better: a baseline to regress from."""
+    import shutil
+
+    shutil.copytree(run, dest)
+    doc = json.loads((dest / "results.json").read_text())
+    doc["run"]["id"] = dest.name
+    for step in doc["steps"]:
+        for group in (step.get("summary") or {}).get("io", []):
+            for direction in ("read", "write"):
+                d = group.get(direction)
+                if d:
+                    d["iops"] *= factor
+                    d["bw_bytes"] *= factor
+                    d["lat_mean_ns"] = (d.get("lat_mean_ns") or 0) / factor
+        if (step.get("summary") or {}).get("headline_value"):
+            step["summary"]["headline_value"] *= factor
+    (dest / "results.json").write_text(json.dumps(doc))
+
+
+def test_run_against_a_baseline_exits_4_on_a_regression_and_3_wins_over_it(tmp_path):
+    suite, target = _suite(tmp_path, "iops >= 1", "write.iops >= 1", suite_rules=())
+    _run(tmp_path, suite, target, check=0)
+    first = _only_run(tmp_path)
+    _faster_copy(first, tmp_path / "fast-base", 3.0)
+    run_cli(["baseline", "set", tmp_path / "fast-base", "--name", "fast", "--out",
+             tmp_path / "runs"], check=0)
+    proc = _run(tmp_path, suite, target, "--against", "fast", "--max-regression", "10%", check=4)
+    assert "Verdict: FAIL: a gated figure regressed (exit 4" in proc.stdout
+    newest = max((p for p in (tmp_path / "runs").iterdir() if p.is_dir()), key=lambda p: p.name)
+    items = json.loads((newest / "results.json").read_text())["verdict"]["items"]
+    gates = [i for i in items if i["kind"] == "regression"]
+    assert {g["rule"] for g in gates} == {"fio:bs=4k,rw=randread,size=16M:read.iops",
+                                          "fio:bs=4k,rw=randwrite,size=16M:write.iops"}
+    assert all(g["status"] == "fail" and g["origin"] == "--against fast" for g in gates)
+    # a failed criterion and a regression together: the criterion's code wins
+    suite, _ = _suite(tmp_path, "iops >= 1T", "write.iops >= 1", suite_rules=())
+    _run(tmp_path, suite, target, "--against", "fast", check=3)
+    # an unknown baseline is refused before anything runs
+    before = len(list((tmp_path / "runs").iterdir()))
+    bad = _run(tmp_path, suite, target, "--against", "nosuch", check=2)
+    assert "--against nosuch: no baseline of that name" in bad.stderr
+    assert len(list((tmp_path / "runs").iterdir())) == before

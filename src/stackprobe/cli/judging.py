@@ -48,12 +48,14 @@ def judge_and_store(results, run_path: Path, judging: Judging):
 
     regressions, baseline = [], None
     if judging.against is not None:
-        from stackprobe.verdict.baseline import load_baseline
+        from stackprobe.store.rundir import load_results
+        from stackprobe.verdict.baseline import find_baseline
         from stackprobe.verdict.gates import parse_pct, regression_items
 
-        base, label = load_baseline(judging.against, judging.runs_dir)
-        regressions, baseline = regression_items(results, base, label,
-                                                 parse_pct(judging.max_regression))
+        found = find_baseline(judging.against, judging.runs_dir)
+        regressions, baseline = regression_items(
+            results, load_results(found.path), found.label, parse_pct(judging.max_regression),
+            path=found.path)
     results.verdict = build_verdict(results, judging.rules, strict=judging.strict,
                                     regressions=regressions, baseline=baseline)
     RunDir(run_path).save(results)

@@ -33,11 +33,8 @@ def headline(verdict: Verdict) -> str:
 
 def print_checklist(verdict: Verdict, console: Console) -> None:
     style = "green" if verdict.status == "pass" else "bold red"
-    if verdict.baseline and verdict.baseline.get("differences"):
-        console.print(f"[yellow]Baseline {verdict.baseline.get('name')} is from a different "
-                      "machine:[/]")
-        for what, text in verdict.baseline["differences"]:
-            console.print(f"  [yellow]≠[/] {what}: {text}")
+    for line in baseline_lines(verdict):
+        console.print(f"[yellow]{line}[/]")
     if verdict.items:
         table = Table(title="Checklist", title_justify="left", header_style="bold")
         for name in ("Result", "Rule", "Measured", "From"):
@@ -47,6 +44,16 @@ def print_checklist(verdict: Verdict, console: Console) -> None:
                           _rule_cell(item), item.measured, _from(item))
         console.print(table)
     console.print(f"[{style}]{headline(verdict)}[/]")
+
+
+def baseline_lines(verdict: Verdict) -> list[str]:
+    """What differs from the baseline's machine, said before any gate: a gate against a run
+    on other hardware measures the hardware as much as the change."""
+    base = verdict.baseline or {}
+    if not base.get("other_machine"):
+        return []
+    return [f"Baseline {base.get('name')} ({base.get('run')}) is from a different machine:",
+            *(f"  ≠ {what}: {text}" for what, text in base.get("differences") or [])]
 
 
 def _rule_cell(item: CheckItem) -> str:
@@ -61,10 +68,9 @@ def _from(item: CheckItem) -> str:
 
 def checklist_markdown(verdict: Verdict) -> list[str]:
     lines = ["## Verdict", "", f"**{headline(verdict)}**", ""]
-    if verdict.baseline and verdict.baseline.get("differences"):
-        lines += [f"Baseline {verdict.baseline.get('name')} is from a different machine:", ""]
-        lines += [f"- {what}: {text}" for what, text in verdict.baseline["differences"]]
-        lines.append("")
+    said = baseline_lines(verdict)
+    if said:
+        lines += [said[0], "", *(f"- {line.strip()}" for line in said[1:]), ""]
     if verdict.items:
         lines += ["| Result | Rule | Measured | From |", "|---|---|---|---|"]
         for item in verdict.items:
@@ -95,7 +101,7 @@ def checklist_page(verdict: Verdict) -> dict:
     baseline = verdict.baseline or {}
     return {
         "headline": headline(verdict), "good": verdict.status == "pass",
-        "differences": [f"{what}: {text}" for what, text in baseline.get("differences") or []],
+        "differences": [line.strip().removeprefix("≠ ") for line in baseline_lines(verdict)[1:]],
         "baseline": baseline.get("name"),
         "checks": [{"mark": MARKS[i.status], "status": i.status.replace(" ", "-"),
                    "rule": i.rule, "kind": KIND_TITLES[i.kind], "measured": i.measured,
