@@ -32,7 +32,7 @@ from stackprobe.lab.hosts_lab import SUBNET, HostsLab
 pytestmark = [pytest.mark.slow, pytest.mark.root, pytest.mark.netns, pytest.mark.tools]
 
 PREFIX = "spg"  # this module's lab names: spg-br, spg-h1
-NORMAL, SLOW = "80M", "20M"  # h1's disk: bytes/s read and written
+NORMAL, SLOW = "64M", "16M"  # h1's disk: bytes/s read and written
 SUITE = """\
 name: gate-lab
 steps:
