@@ -154,18 +154,30 @@ def test_a_gated_figure_that_is_gone_or_failed_fails_with_the_reason():
     assert item.value is None
 
 
-def test_figures_only_this_run_has_are_not_gated():
+def test_figures_only_this_run_has_are_not_gated_but_said():
     base = load(QUICK)
     smaller = without_step(base, "06-seqread-bw")
     items, _ = regression_items(base, smaller, "small", 10)
-    assert SEQREAD not in by_rule(items) and all(i.status == "pass" for i in items)
+    new = by_rule(items)[SEQREAD]  # a workload the baseline never ran: not gated, never a pass
+    assert new.status == "not measured" and "not in the baseline" in new.detail
+    assert all(i.status == "pass" for i in items if i.rule != SEQREAD)
+
+
+def test_a_figure_whose_step_failed_in_the_baseline_fails_its_gate():
+    base = load(QUICK)
+    broken = failed_step(base, "06-seqread-bw", "fio: io_u error on file x: Input/output error")
+    item = by_rule(regression_items(base, broken, "broken", 10)[0])[SEQREAD]
+    assert item.status == "fail" and "missing from the baseline" in item.detail
+    assert "failed: fio: io_u error" in item.measured
 
 
 def test_a_baseline_without_figures_fails_rather_than_passing_empty():
     base = load(QUICK)
     empty = base.model_copy(update={"steps": [s for s in base.steps if s.kind == "inventory"]})
     items, _ = regression_items(base, empty, "empty", 10)
-    assert [i.status for i in items] == ["fail"] and "no figure to gate" in items[0].detail
+    failed = [i for i in items if i.status == "fail"]
+    assert len(failed) == 1 and "no figure to gate" in failed[0].detail
+    assert {i.status for i in items} == {"fail", "not measured"}  # its figures: not gated
 
 
 def test_baseline_info_starts_with_the_machine_differences():

@@ -22,6 +22,7 @@ from stackprobe.errors import UserError
 from stackprobe.report.compare import (
     BEYOND_NOISE,
     NO_ROW_SPREAD,
+    NOT_IN_RUN,
     SINGLE_RUN,
     WITHIN_NOISE,
     MatchedRow,
@@ -60,14 +61,22 @@ def regression_items(results: RunResults, baseline: RunResults, label: str,
     baseline_figures = run_figures(baseline)
     used: set[int] = set()
     items = []
+    gated = 0  # figures of the baseline gated (the rest of `items`: figures it lacks)
+    figures: list[Figure] | None = None  # this run's, read when a figure is not in the baseline
     for matched in match_rows([baseline, results]):
         base, side = matched.sides
         if base.row is None or base.value is None:
+            if side.row is not None and side.value is not None:
+                figures = figures if figures is not None else run_figures(results)
+                own = next((f.text for f in figures if f.row == side.row
+                            and f.key.figure == matched.headline), None)
+                items.append(_not_in_baseline(matched, side, label, own))
             continue  # the baseline has no such figure: nothing to gate
+        gated += 1
         figure = _figure_of(baseline_figures, matched, used)
         key = figure.text if figure else f"{matched.workload}:{matched.headline}"
         items.append(_gate(key, matched, side, label, max_regression_pct))
-    if not items:
+    if not gated:
         items.append(CheckItem(kind="regression", rule=f"figures of {baseline.run.id}",
                                origin=f"--against {label}", status="fail",
                                detail="the baseline has no figure to gate (no step measured one)"))
@@ -119,6 +128,23 @@ def _gate(key: str, matched: MatchedRow, side: Side, label: str, max_pct: float)
         status, detail = "fail", f"worse by {worse_pct:.1f}% (gate {max_pct:g}%)"
     return CheckItem(**item, status=status, measured=measured, value=side.value,
                      detail=f"{detail}; {noise}")
+
+
+def _not_in_baseline(matched: MatchedRow, side: Side, label: str, key: str | None) -> CheckItem:
+    """A figure this run has and the baseline lacks. Where the baseline's step failed, the
+    gate on it fails (the figure is missing from one of the runs, never a silent pass);
+    where the baseline never ran the workload (a step added since), nothing was gated:
+    NOT MEASURED, a failure only under --strict."""
+    base = matched.sides[0]
+    key = key or f"{matched.workload}:{matched.headline}"
+    failed = base.absent not in ("", NOT_IN_RUN)
+    measured = f"{side.label}: {figure_text(matched.headline, side.value)} vs {base.label}: {base.absent}"
+    return CheckItem(kind="regression", rule=key, origin=f"--against {label}",
+                     status="fail" if failed else "not measured", measured=measured,
+                     value=side.value, unit=UNITS[matched.headline],
+                     sources=[side.row.step] if side.row is not None else [],
+                     detail=("gated figure missing from the baseline" if failed else
+                             "not in the baseline: a workload it never ran is not gated"))
 
 
 def _noise_text(side: Side) -> str:
