@@ -101,6 +101,7 @@ def test_html_report_has_the_checklist_first():
     assert [r[0] for r in rows] == ["FAIL", "PASS", "NOT MEASURED", "WARN"]
     assert rows[3][2] == ITEMS[3].measured  # escaped in the page, the same text read back
     assert "different machine" in page
+    assert 'verdict <a href="#verdict" class="bad">FAIL</a>' in page  # beside the run's status
 
 
 def test_runs_without_a_verdict_render_as_before():

@@ -101,6 +101,7 @@ def checklist_page(verdict: Verdict) -> dict:
     baseline = verdict.baseline or {}
     return {
         "headline": headline(verdict), "good": verdict.status == "pass",
+        "word": VERDICT_WORDS[verdict.status].split(":")[0],
         "differences": [line.strip().removeprefix("≠ ") for line in baseline_lines(verdict)[1:]],
         "baseline": baseline.get("name"),
         "checks": [{"mark": MARKS[i.status], "status": i.status.replace(" ", "-"),
