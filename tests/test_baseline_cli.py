@@ -50,7 +50,7 @@ def test_baseline_set_list_rm(runs):
                               check=0).stdout
     assert "removed" in run_cli(["baseline", "rm", "quick", "--out", runs], check=0).stdout
     assert "no baselines" in run_cli(["baseline", "list", "--out", runs], check=0).stdout
-    _one_line_error(run_cli(["baseline", "rm", "quick", "--out", runs]), "no baseline named 'quick'")
+    _one_line_error(run_cli(["baseline", "rm", "quick", "--out", runs]), 'no baseline named "quick"')
     _one_line_error(run_cli(["baseline", "set", "nope", "--out", runs]), "nope: no such run directory")
     _one_line_error(run_cli(["baseline", "set", QUICK.name, "--name", "a b", "--out", runs]),
                     "baseline name 'a b'")

@@ -15,10 +15,11 @@ import threading
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import FIXTURES
+from fuzz_support import FUZZ
 from stackprobe.errors import UserError
 from stackprobe.store.baselines import (
     baselines_file,
@@ -58,7 +59,7 @@ def test_set_list_rm_round_trip(runs):
 
 def test_no_file_is_no_baselines(tmp_path):
     assert read_baselines(tmp_path) == {}
-    with pytest.raises(UserError, match="no baseline named 'x'"):
+    with pytest.raises(UserError, match='no baseline named "x"'):
         remove_baseline(tmp_path, "x")
 
 
@@ -85,9 +86,10 @@ def test_names(name):
 
 
 @pytest.mark.parametrize("text, where", [
-    ('{"a": {"run": "r", "path": "/p", "set_at": "t"},\n "b": 3\n}', ":2: b: expected an object"),
-    ('{"a": {"run": "r", "path": "/p", "set_at": "t"},\n "b": {"run": "r"}\n}', ":2: b: path: missing"),
-    ('{"a": {"run": 1, "path": "/p", "set_at": "t"}}', ":1: a: run: missing or not a string"),
+    ('{"a": {"run": "r", "path": "/p", "set_at": "t"},\n "b": 3\n}', ':2: "b": expected an object'),
+    ('{"a": {"run": "r", "path": "/p", "set_at": "t"},\n "b": {"run": "r"}\n}', ':2: "b": path: missing'),
+    ('{"a": {"run": 1, "path": "/p", "set_at": "t"}}', ':1: "a": run: missing or not a string'),
+    ('{"a\\nb": 3}', ':1: "a\\nb": expected an object'),  # a name with a newline: one line
     ('{\n"a": ', ":2: not valid JSON"),
     ("[1, 2]", ":1: expected an object of baselines by name, got list"),
 ])
@@ -100,7 +102,7 @@ def test_a_damaged_file_is_one_line_naming_file_line_and_field(tmp_path, text, w
     assert "\n" not in message
 
 
-@settings(max_examples=200, deadline=None)
+@FUZZ
 @given(st.one_of(st.text(), st.binary().map(lambda b: b.decode("latin-1")),
                  st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
                               lambda inner: st.lists(inner, max_size=3)

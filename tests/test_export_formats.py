@@ -15,13 +15,14 @@ import math
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from line_protocol_parser import parse_line
 from prometheus_client.openmetrics.parser import text_string_to_metric_families as read_om
 from prometheus_client.parser import text_string_to_metric_families as read_prometheus_text
 
 from conftest import FIXTURES
+from fuzz_support import FUZZ
 from stackprobe.report.export_csv import to_figures_csv
 from stackprobe.report.export_influx import to_line_protocol
 from stackprobe.report.export_labels import LABELS, exported, iso_to_ns
@@ -170,7 +171,7 @@ _LABEL_TEXT = st.text(alphabet=st.sampled_from(list('ab\\,= "#=\n\'{}:@')), min_
     lambda t: not t.endswith("\\"))
 
 
-@settings(max_examples=150, deadline=None)
+@FUZZ
 @given(suite=_LABEL_TEXT, host=_LABEL_TEXT)
 def test_any_label_text_survives_both_formats(suite, host):
     results = _load(RUNS[-1])

@@ -8,10 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import run_cli
+from fuzz_support import FUZZ
 from stackprobe.cli.runs_dir import DEFAULT, ENV, config_file, read_config, runs_dir
 from stackprobe.errors import UserError
 from test_history import FACTORS, build_history
@@ -54,8 +55,10 @@ def test_relative_and_home_paths_in_the_config(tmp_path):
     ("runs_dir: [a, b]\n", 1, "runs_dir: expected a directory path"),
     ("# c\n\nruns_dir:\n", 3, "runs_dir: expected a directory path, got nothing"),
     ("runs_dir: 12\n", 1, "runs_dir: expected a directory path, got 12"),
-    ("runs_dir: /r\nrun_dir: /s\n", 2, "run_dir: unknown setting (known: runs_dir)"),
-    ("runs_dir: /r\n  bad: [\n", 2, "not valid YAML"),
+    ("runs_dir: /r\nrun_dir: /s\n", 2, "run_dir: Extra inputs are not permitted"),
+    ("runs_dir: /r\n  bad: [\n", 2, "invalid YAML"),
+    ("runs_dir: !0\n", 1, "invalid YAML"),
+    ("runs_dir: ~nosuchuser-here/r\n", 1, "no such home directory"),
     ("- runs_dir: /r\n", 1, "expected settings as 'name: value' lines"),
 ])
 def test_bad_config_is_one_line_with_file_line_field(tmp_path, text, line, words):
@@ -74,7 +77,7 @@ def test_bad_config_through_the_cli(tmp_path):
         "got {'a': 1}"]
 
 
-@settings(max_examples=300, deadline=None)
+@FUZZ
 @given(st.one_of(st.text(max_size=200), st.binary(max_size=200).map(lambda b: b.decode("latin-1")),
                  st.builds(lambda k, v: f"{k}: {v}\n", st.sampled_from(["runs_dir", "x", "- a"]),
                            st.text(max_size=40))))

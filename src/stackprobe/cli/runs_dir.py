@@ -15,12 +15,15 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
+
+from pydantic import field_validator
 
 from stackprobe.errors import UserError
+from stackprobe.spec.steps import StrictModel
 
 ENV = "STACKPROBE_RUNS"
 DEFAULT = Path("runs")
-KNOWN = ("runs_dir",)
 
 
 def config_file(env: Mapping[str, str] = os.environ) -> Path:
@@ -38,9 +41,25 @@ def runs_dir(given: Path | None = None, env: Mapping[str, str] = os.environ) -> 
     return configured if configured is not None else DEFAULT
 
 
+class _Config(StrictModel):
+    """What the config file may say (an unknown setting is an error, never ignored)."""
+
+    runs_dir: Any = None
+
+    @field_validator("runs_dir")
+    @classmethod
+    def _a_path(cls, value: Any) -> str:
+        if not isinstance(value, str) or not value.strip() or "\0" in value:
+            got = "nothing" if value in (None, "") else repr(value)[:60]
+            raise ValueError(f"expected a directory path, got {got}")
+        return value
+
+
 def read_config(path: Path) -> Path | None:
-    """runs_dir from a config file; None when there is no file or it does not say."""
-    from stackprobe.suite.yaml_lines import YamlSyntaxError, load_with_lines
+    """runs_dir from a config file; None when there is no file or it does not say. Read
+    by the suite loader (suite/loader.py: parse_model), so every YAML pitfall — bad syntax,
+    unknown tags, bombs, binary — is the same one line as in a suite."""
+    from stackprobe.suite.loader import parse_model
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -50,25 +69,19 @@ def read_config(path: Path) -> Path | None:
         raise UserError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except OSError as exc:
         raise UserError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if not text.strip() or all(line.lstrip().startswith("#") or not line.strip()
+                               for line in text.splitlines()):
+        return None
+    config = parse_model(text, str(path), _Config, "expected settings as 'name: value' lines "
+                         "(runs_dir: DIR)")
+    line = next((i for i, t in enumerate(text.splitlines(), 1) if t.startswith("runs_dir")), 1)
+    if config.runs_dir is None:
+        return None
     try:
-        data, lines = load_with_lines(text)
-    except YamlSyntaxError as exc:
-        raise UserError(f"{path}:{exc.line or 1}: not valid YAML: {' '.join(exc.message.split())}") from None
-    if data is None:
-        return None
-    if not isinstance(data, dict):
-        raise UserError(f"{path}:1: expected settings as 'name: value' lines (runs_dir: DIR)")
-    for name in data:
-        if name not in KNOWN:
-            raise UserError(f"{path}:{lines.get((name,), 1)}: {name}: unknown setting "
-                            f"(known: {', '.join(KNOWN)})")
-    if "runs_dir" not in data:
-        return None
-    value = data["runs_dir"]
-    if not isinstance(value, str) or not value.strip() or "\0" in value:
-        raise UserError(f"{path}:{lines.get(('runs_dir',), 1)}: runs_dir: expected a directory "
-                        f"path, got {'nothing' if value in (None, '') else repr(value)[:60]}")
-    where = Path(value.strip()).expanduser()
+        where = Path(config.runs_dir.strip()).expanduser()
+    except RuntimeError:  # '~name/…' of a user this machine does not have
+        raise UserError(f"{path}:{line}: runs_dir: {config.runs_dir.strip()[:60]!r}: no such home "
+                        "directory") from None
     return where if where.is_absolute() else path.parent / where
 
 

@@ -69,7 +69,7 @@ def read_baselines(out_dir: Path) -> dict[str, Baseline]:
                         f"got {type(data).__name__}")
     out = {}
     for name, entry in data.items():
-        where = f"{f}:{_line_of(text, name)}: {name}"
+        where = f"{f}:{_line_of(text, name)}: {json.dumps(name)}"  # as the file writes it: one line
         if not isinstance(entry, dict):
             raise UserError(f"{where}: expected an object with {', '.join(FIELDS)}")
         for field in FIELDS:
@@ -101,7 +101,7 @@ def remove_baseline(out_dir: Path, name: str) -> Baseline:
     with _locked(out_dir):
         baselines = read_baselines(out_dir)
         if name not in baselines:
-            raise UserError(f"no baseline named '{name}' in {baselines_file(out_dir)}"
+            raise UserError(f"no baseline named {json.dumps(name)} in {baselines_file(out_dir)}"
                             + (f" (there are: {', '.join(sorted(baselines))})" if baselines else ""))
         gone = baselines.pop(name)
         _write(out_dir, baselines)
