@@ -42,8 +42,7 @@ def compare_runs(
     """Compare runs: the same workloads side by side, the change against the first run and
     whether it is beyond noise; before them, what differs between the machines. With
     --against: regression gates, exit 4 when one fails."""
-    if fmt not in FORMATS:
-        raise UserError(f"--format {fmt}: choose one of {', '.join(FORMATS)}")
+    options.check_format(fmt, FORMATS)
     runs = runs or []
     if against is None:
         for given, option in ((max_regression, "--max-regression"), (junit, "--junit")):

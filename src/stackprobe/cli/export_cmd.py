@@ -27,8 +27,7 @@ def export(
     out: Path = options.OUT,
 ) -> None:
     """Write a run's figures as OpenMetrics text, InfluxDB line protocol or CSV."""
-    if fmt not in FORMATS:
-        raise UserError(f"--format {fmt}: choose one of {', '.join(FORMATS)}")
+    options.check_format(fmt, FORMATS)
     from stackprobe.report.export_csv import to_figures_csv
     from stackprobe.report.export_influx import to_line_protocol
     from stackprobe.report.export_openmetrics import to_openmetrics

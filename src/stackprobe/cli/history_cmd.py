@@ -33,8 +33,7 @@ def history(
     from stackprobe.report.history import key_history, suite_history
     from stackprobe.store.index import figure_rows
 
-    if fmt not in FORMATS:
-        raise UserError(f"--format {fmt}: choose one of {', '.join(FORMATS)}")
+    options.check_format(fmt, FORMATS)
     if key is None and suite is None:
         raise UserError("give a figure key, --suite SUITE, or both (the key in that suite's runs)")
     wanted = None

@@ -5,8 +5,9 @@ and turned into the exit status (verdict/codes.py says which code wins)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -28,17 +29,31 @@ class Judging:
     max_regression: str = "10%"
     junit: Path | None = None
     runs_dir: Path = Path("runs")
+    gate: Gate | None = None  # --against, read by `prepare`
 
 
-def prepare(judging: Judging) -> None:
-    """Refuse a bad --against or --max-regression before anything runs."""
+@dataclass(frozen=True)
+class Gate:
+    """The baseline a run is gated against, read once before the run starts."""
+
+    baseline: Any  # RunResults
+    label: str
+    path: Path
+    max_regression_pct: float
+
+
+def prepare(judging: Judging) -> Judging:
+    """Read --against and --max-regression before anything runs: a bad one fails now, not
+    after the load, and the run is gated against the baseline as it was when it started."""
     if judging.against is None:
-        return
-    from stackprobe.verdict.baseline import load_baseline
+        return judging
+    from stackprobe.store.rundir import load_results
+    from stackprobe.verdict.baseline import find_baseline
     from stackprobe.verdict.gates import parse_pct
 
-    parse_pct(judging.max_regression)
-    load_baseline(judging.against, judging.runs_dir)
+    pct = parse_pct(judging.max_regression)
+    found = find_baseline(judging.against, judging.runs_dir)
+    return replace(judging, gate=Gate(load_results(found.path), found.label, found.path, pct))
 
 
 def judge_and_store(results, run_path: Path, judging: Judging):
@@ -48,15 +63,12 @@ def judge_and_store(results, run_path: Path, judging: Judging):
     from stackprobe.verdict.checklist import build_verdict
 
     regressions, baseline = [], None
-    if judging.against is not None:
-        from stackprobe.store.rundir import load_results
-        from stackprobe.verdict.baseline import find_baseline
-        from stackprobe.verdict.gates import parse_pct, regression_items
+    gate = judging.gate
+    if gate is not None:
+        from stackprobe.verdict.gates import regression_items
 
-        found = find_baseline(judging.against, judging.runs_dir)
-        regressions, baseline = regression_items(
-            results, load_results(found.path), found.label, parse_pct(judging.max_regression),
-            path=found.path)
+        regressions, baseline = regression_items(results, gate.baseline, gate.label,
+                                                 gate.max_regression_pct, path=gate.path)
     results.verdict = build_verdict(results, judging.rules, strict=judging.strict,
                                     regressions=regressions, baseline=baseline)
     RunDir(run_path).save(results)

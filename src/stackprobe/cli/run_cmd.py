@@ -59,7 +59,7 @@ def run(
     plan = expand(loaded.suite, loaded.base_dir, hosts)
     judging = judge_opts.Judging(bind_criteria(loaded, plan), strict, against, max_regression,
                                  junit, out.resolve())
-    judge_opts.prepare(judging)  # a bad --against fails now, not after the load
+    judging = judge_opts.prepare(judging)  # a bad --against fails now, not after the load
     base = (target or Path.cwd()).resolve()
     settings = RunSettings(
         suite_name=loaded.suite.name,

@@ -54,8 +54,7 @@ def report(
     out: Path = options.OUT,
 ) -> None:
     """Write a run's report as Markdown, JSON, CSV or HTML (one self-contained page)."""
-    if fmt not in FORMATS:
-        raise UserError(f"--format {fmt}: choose one of {', '.join(FORMATS)}")
+    options.check_format(fmt, FORMATS)
     from stackprobe.report import render
     from stackprobe.report.html import to_html
     from stackprobe.store.rundir import atomic_write, load_results

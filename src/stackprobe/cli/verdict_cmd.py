@@ -19,8 +19,7 @@ def verdict(
     out: Path = options.OUT,
 ) -> None:
     """Print a run's checklist (criteria, regression gates, findings) and exit with its code."""
-    if fmt not in FORMATS:
-        raise UserError(f"--format {fmt}: choose one of {', '.join(FORMATS)}")
+    options.check_format(fmt, FORMATS)
     from stackprobe.cli.show_cmd import resolve_run
     from stackprobe.report import checklist
     from stackprobe.store.rundir import load_results

@@ -33,8 +33,11 @@ def headline(verdict: Verdict) -> str:
 
 def print_checklist(verdict: Verdict, console: Console) -> None:
     style = "green" if verdict.status == "pass" else "bold red"
-    for line in baseline_lines(verdict):
-        console.print(f"[yellow]{line}[/]")
+    differences = machine_differences(verdict)
+    if differences:
+        console.print(f"[yellow]{_baseline_title(verdict)}[/]")
+        for line in differences:
+            console.print(f"[yellow]  ≠ {line}[/]")
     if verdict.items:
         table = Table(title="Checklist", title_justify="left", header_style="bold")
         for name in ("Result", "Rule", "Measured", "From"):
@@ -46,14 +49,19 @@ def print_checklist(verdict: Verdict, console: Console) -> None:
     console.print(f"[{style}]{headline(verdict)}[/]")
 
 
-def baseline_lines(verdict: Verdict) -> list[str]:
-    """What differs from the baseline's machine, said before any gate: a gate against a run
-    on other hardware measures the hardware as much as the change."""
+def machine_differences(verdict: Verdict) -> list[str]:
+    """What differs from the baseline's machine ('CPU: A: … · B: …'), said before any gate:
+    a gate against a run on other hardware measures the hardware as much as the change.
+    Empty when the machines are alike (a different suite or target is no such difference)."""
     base = verdict.baseline or {}
     if not base.get("other_machine"):
         return []
-    return [f"Baseline {base.get('name')} ({base.get('run')}) is from a different machine:",
-            *(f"  ≠ {what}: {text}" for what, text in base.get("differences") or [])]
+    return [f"{what}: {text}" for what, text in base.get("differences") or []]
+
+
+def _baseline_title(verdict: Verdict) -> str:
+    base = verdict.baseline or {}
+    return f"Baseline {base.get('name')} ({base.get('run')}) is from a different machine:"
 
 
 def _rule_cell(item: CheckItem) -> str:
@@ -68,9 +76,9 @@ def _from(item: CheckItem) -> str:
 
 def checklist_markdown(verdict: Verdict) -> list[str]:
     lines = ["## Verdict", "", f"**{headline(verdict)}**", ""]
-    said = baseline_lines(verdict)
-    if said:
-        lines += [said[0], "", *(f"- {line.strip()}" for line in said[1:]), ""]
+    differences = machine_differences(verdict)
+    if differences:
+        lines += [_baseline_title(verdict), "", *(f"- ≠ {line}" for line in differences), ""]
     if verdict.items:
         lines += ["| Result | Rule | Measured | From |", "|---|---|---|---|"]
         for item in verdict.items:
@@ -102,7 +110,7 @@ def checklist_page(verdict: Verdict) -> dict:
     return {
         "headline": headline(verdict), "good": verdict.status == "pass",
         "word": VERDICT_WORDS[verdict.status].split(":")[0],
-        "differences": [line.strip().removeprefix("≠ ") for line in baseline_lines(verdict)[1:]],
+        "differences": machine_differences(verdict),
         "baseline": baseline.get("name"),
         "checks": [{"mark": MARKS[i.status], "status": i.status.replace(" ", "-"),
                    "rule": i.rule, "kind": KIND_TITLES[i.kind], "measured": i.measured,

@@ -23,12 +23,13 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import quote, unquote
 
 from stackprobe.report.compare import SIZE_PARAMS, RunRows, canonical_value, keyed_rows
 from stackprobe.report.table import Row
 from stackprobe.schema.results import RunResults, StepResult
+from stackprobe.units import fmt_bw, fmt_iops, fmt_ns
 
 FIGURES = ("iops", "bw", "lat", "p99")
 UNITS = {"iops": "IOPS", "bw": "B/s", "lat": "ns", "p99": "ns"}
@@ -56,11 +57,15 @@ class FigureKey:
         return f"{self.kind}:" + ",".join(f"{k}={_value_text(k, v)}" for k, v in self.params)
 
     @property
+    def figure_name(self) -> str:
+        """`[DIRECTION.]FIGURE`, the key's last part: 'read.iops'."""
+        return f"{self.direction}.{self.figure}" if self.direction else self.figure
+
+    @property
     def text(self) -> str:
         where = (f"@{_escape(self.host)}" if self.host else "") + (
             f"#{_escape(self.place)}" if self.place else "")
-        figure = f"{self.direction}.{self.figure}" if self.direction else self.figure
-        return f"{self.workload}{where}:{figure}"
+        return f"{self.workload}{where}:{self.figure_name}"
 
 
 @dataclass(frozen=True)
@@ -98,8 +103,7 @@ def figures_of(results: RunResults, keyed: RunRows) -> list[Figure]:
             base = FigureKey(kind=str(key[1]), params=_params(key), host=host, place=place,
                              direction=row.direction)
             for name, value in row_values(row).items():
-                out.append(Figure(FigureKey(**{**base.__dict__, "figure": name}), step_id,
-                                  value, UNITS[name], row))
+                out.append(Figure(replace(base, figure=name), step_id, value, UNITS[name], row))
     return out
 
 
@@ -188,13 +192,14 @@ def parse_key(text: str) -> FigureKey:
 
 
 def matching(key: FigureKey, figures: Iterable[Figure]) -> list[Figure]:
-    """The figures `key` names: same kind and figure, every parameter it gives equal, the
-    host and place it gives (or, when it gives no host, the step's whole: its all-clients
-    row where it has one), the direction it gives (or any)."""
+    """The figures `key` names: same kind (any, for a key without one: a step's own figure
+    in its criteria) and figure, every parameter it gives equal, the host and place it
+    gives (or, when it gives no host, the step's whole: its all-clients row where it has
+    one), the direction it gives (or any)."""
     out = []
     for fig in figures:
         k = fig.key
-        if k.kind != key.kind or k.figure != key.figure:
+        if (key.kind and k.kind != key.kind) or k.figure != key.figure:
             continue
         if key.direction and k.direction != key.direction:
             continue
@@ -209,6 +214,17 @@ def matching(key: FigureKey, figures: Iterable[Figure]) -> list[Figure]:
         whole = {f.step for f in out if not f.key.host}
         out = [f for f in out if not f.key.host or f.step not in whole]
     return out
+
+
+def value_text(value: float | None, unit: str) -> str:
+    """A figure's value as tables show it, by its unit: '96.1k IOPS', '1.2 GiB/s', '424 µs'."""
+    if unit == "IOPS":
+        return f"{fmt_iops(value)} IOPS"
+    if unit == "B/s":
+        return fmt_bw(value)
+    if unit == "ns":
+        return fmt_ns(value)
+    return f"{value:g} {unit}"
 
 
 def _canonical_text(name: str, value: str) -> str:

@@ -16,11 +16,17 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from stackprobe.analysis.drift import Judged, judge
-from stackprobe.report.figure_keys import Figure, FigureKey, matching, parse_key, run_figures
+from stackprobe.report.figure_keys import (
+    Figure,
+    FigureKey,
+    matching,
+    parse_key,
+    run_figures,
+    value_text,
+)
 from stackprobe.schema.results import RunResults
 from stackprobe.store.index import FigureRow
 from stackprobe.tables.text_table import TextTable
-from stackprobe.units import fmt_bw, fmt_iops, fmt_ns
 
 HEADLINE_FIGURE = {"IOPS": "iops", "ops/s": "iops", "B/s": "bw", "ns": "lat"}  # by headline unit
 LOWER_IS_BETTER = ("lat", "p99")
@@ -30,9 +36,7 @@ def index_rows(figures: Iterable[Figure]) -> list[FigureRow]:
     """A run's figures as the index keeps them."""
     out = []
     for f in figures:
-        k = f.key
-        name = f"{k.direction}.{k.figure}" if k.direction else k.figure
-        out.append(FigureRow(f.step, f.key.text, k.workload, name, f.value, f.unit))
+        out.append(FigureRow(f.step, f.key.text, f.key.workload, f.key.figure_name, f.value, f.unit))
     return out
 
 
@@ -116,16 +120,6 @@ def _series(chosen: Sequence[tuple[dict, Figure]]) -> list[Series]:
     return list(by_key.values())
 
 
-def fmt_value(value: float | None, unit: str) -> str:
-    if unit == "IOPS":
-        return f"{fmt_iops(value)} IOPS"
-    if unit == "B/s":
-        return fmt_bw(value)
-    if unit == "ns":
-        return fmt_ns(value)
-    return f"{value:g} {unit}"
-
-
 def drift_mark(series: Series, drift: str) -> str:
     if not drift:
         return ""
@@ -140,9 +134,9 @@ def history_tables(series: Sequence[Series]) -> list[TextTable]:
                       left=(0, 1, 4))
         for p in s.points:
             band = p.judged.band
-            t.rows.append([p.started, p.run_id, fmt_value(p.value, s.unit),
+            t.rows.append([p.started, p.run_id, value_text(p.value, s.unit),
                            "" if band is None else
-                           f"{fmt_value(band.lo, s.unit)} – {fmt_value(band.hi, s.unit)}",
+                           f"{value_text(band.lo, s.unit)} – {value_text(band.hi, s.unit)}",
                            drift_mark(s, p.judged.drift)])
         tables.append(t)
     return tables

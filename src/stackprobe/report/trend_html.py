@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from html import escape
 
 from stackprobe.analysis import drift
-from stackprobe.report.history import Series, drift_mark, fmt_value
+from stackprobe.report.figure_keys import value_text
+from stackprobe.report.history import Series, drift_mark
 from stackprobe.report.svg import MUTED, colour
 from stackprobe.report.svg_charts import Axis, Line, Point, line_chart
 from stackprobe.units import fmt_bw, fmt_iops, fmt_ns
@@ -49,7 +50,7 @@ def _x_axis(n: int) -> Axis:
 
 def trend_chart(s: Series) -> str:
     """The series' chart: values, the band of previous runs, the drift marks."""
-    pts = [Point(i, p.value, tip=f"{p.started} {p.run_id}: {fmt_value(p.value, s.unit)}")
+    pts = [Point(i, p.value, tip=f"{p.started} {p.run_id}: {value_text(p.value, s.unit)}")
            for i, p in enumerate(s.points, start=1)]
     banded = [(i, p.judged.band) for i, p in enumerate(s.points, start=1) if p.judged.band]
     band_name = f"band of the {drift.N_PREVIOUS} runs before (see above)"
@@ -80,8 +81,8 @@ def _table(s: Series) -> str:
         cls = "" if not mark else ("worse" if s.worse(p.judged.drift) else "better")
         rows.append(
             f"<tr><td class=num>{i}</td><td>{escape(p.started)}</td><td>{escape(p.run_id)}</td>"
-            f"<td class=num>{escape(fmt_value(p.value, s.unit))}</td><td class=num>"
-            + ("" if band is None else escape(f"{fmt_value(band.lo, s.unit)} – {fmt_value(band.hi, s.unit)}"))
+            f"<td class=num>{escape(value_text(p.value, s.unit))}</td><td class=num>"
+            + ("" if band is None else escape(f"{value_text(band.lo, s.unit)} – {value_text(band.hi, s.unit)}"))
             + f'</td><td class="{cls}">{escape(mark)}</td></tr>')
     return ("<table><thead><tr><th>#</th><th>time</th><th>run</th><th>value</th>"
             "<th>band</th><th>drift</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")

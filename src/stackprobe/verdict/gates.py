@@ -30,10 +30,9 @@ from stackprobe.report.compare import (
     match_rows,
 )
 from stackprobe.report.compare_inventory import inventory_differences
-from stackprobe.report.figure_keys import UNITS, Figure, run_figures
+from stackprobe.report.figure_keys import UNITS, Figure, run_figures, value_text
 from stackprobe.schema.results import RunResults
 from stackprobe.schema.verdict import CheckItem, Verdict
-from stackprobe.units import fmt_bw, fmt_iops, fmt_ns
 from stackprobe.verdict.codes import EXIT_OK, EXIT_REGRESSION
 
 DEFAULT_MAX_REGRESSION_PCT = 10.0
@@ -63,17 +62,17 @@ def regression_items(results: RunResults, baseline: RunResults, label: str,
     items = []
     gated = 0  # figures of the baseline gated (the rest of `items`: figures it lacks)
     figures: list[Figure] | None = None  # this run's, read when a figure is not in the baseline
+    used_here: set[int] = set()
     for matched in match_rows([baseline, results]):
         base, side = matched.sides
         if base.row is None or base.value is None:
             if side.row is not None and side.value is not None:
                 figures = figures if figures is not None else run_figures(results)
-                own = next((f.text for f in figures if f.row == side.row
-                            and f.key.figure == matched.headline), None)
-                items.append(_not_in_baseline(matched, side, label, own))
+                own = _figure_of(figures, side.row, matched.headline, used_here)
+                items.append(_not_in_baseline(matched, side, label, own.text if own else None))
             continue  # the baseline has no such figure: nothing to gate
         gated += 1
-        figure = _figure_of(baseline_figures, matched, used)
+        figure = _figure_of(baseline_figures, base.row, matched.headline, used)
         key = figure.text if figure else f"{matched.workload}:{matched.headline}"
         items.append(_gate(key, matched, side, label, max_regression_pct))
     if not gated:
@@ -93,12 +92,12 @@ def regression_items(results: RunResults, baseline: RunResults, label: str,
     return items, info
 
 
-def _figure_of(figures: list[Figure], matched: MatchedRow, used: set[int]) -> Figure | None:
-    """The baseline figure a matched row gates: its row's headline figure (rows are equal
-    values, as both come from the same keyed rows of the baseline)."""
-    base_row = matched.sides[0].row
+def _figure_of(figures: list[Figure], row, headline: str, used: set[int]) -> Figure | None:
+    """The figure of a matched row's side: that row's headline figure, found among its
+    run's figures (rows compare by value, as both come from the same keyed rows of the
+    run; `used` keeps two equal rows from taking the same figure)."""
     for i, fig in enumerate(figures):
-        if i not in used and fig.key.figure == matched.headline and fig.row == base_row:
+        if i not in used and fig.key.figure == headline and fig.row == row:
             used.add(i)
             return fig
     return None
@@ -110,14 +109,14 @@ def _gate(key: str, matched: MatchedRow, side: Side, label: str, max_pct: float)
     steps = [s.row.step for s in (base, side) if s.row is not None]
     item = dict(kind="regression", rule=key, origin=f"--against {label}", unit=UNITS[headline],
                 sources=list(dict.fromkeys([key, *steps])))
-    was = f"{base.label}: {figure_text(headline, base.value)}"
+    was = f"{base.label}: {value_text(base.value, UNITS[headline])}"
     if side.row is None or side.value is None:
         why = side.absent or f"no {headline} figure"
         return CheckItem(**item, status="fail", measured=f"{side.label}: {why} vs {was}",
                          detail=f"gated figure missing from this run ({why})")
     change = side.change_pct if side.change_pct is not None else 0.0
     worse_pct = change if headline == "lat" else -change
-    measured = f"{side.label}: {figure_text(headline, side.value)} vs {was} ({change:+.1f}%)"
+    measured = f"{side.label}: {value_text(side.value, UNITS[headline])} vs {was} ({change:+.1f}%)"
     over = worse_pct > max_pct
     noise = _noise_text(side)
     if not over:
@@ -138,7 +137,7 @@ def _not_in_baseline(matched: MatchedRow, side: Side, label: str, key: str | Non
     base = matched.sides[0]
     key = key or f"{matched.workload}:{matched.headline}"
     failed = base.absent not in ("", NOT_IN_RUN)
-    measured = f"{side.label}: {figure_text(matched.headline, side.value)} vs {base.label}: {base.absent}"
+    measured = f"{side.label}: {value_text(side.value, UNITS[matched.headline])} vs {base.label}: {base.absent}"
     return CheckItem(kind="regression", rule=key, origin=f"--against {label}",
                      status="fail" if failed else "not measured", measured=measured,
                      value=side.value, unit=UNITS[matched.headline],
@@ -157,14 +156,6 @@ def _noise_text(side: Side) -> str:
     if side.verdict == SINGLE_RUN:
         return "single run: threshold only"
     return "no noise test"
-
-
-def figure_text(headline: str, value: float | None) -> str:
-    if headline == "bw":
-        return fmt_bw(value)
-    if headline == "lat":
-        return fmt_ns(value)
-    return f"{fmt_iops(value)} IOPS"
 
 
 def gate_verdict(items: list[CheckItem], info: dict) -> Verdict:

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from stackprobe.report.figure_keys import Figure, FigureKey, matching
+from stackprobe.report.figure_keys import Figure, FigureKey, matching, value_text
 from stackprobe.schema.results import RunResults
 from stackprobe.schema.verdict import CheckItem
-from stackprobe.units import fmt_bw, fmt_iops, fmt_ns
 from stackprobe.verdict.bind import BoundRule
 from stackprobe.verdict.rules import Rule
 
@@ -34,7 +33,7 @@ def judge(results: RunResults, bound: BoundRule, figures: Sequence[Figure]) -> C
         value, fig = worst
         failing = [f for f in named if not rule.holds(f.value)]
         return CheckItem(**base, status="fail" if failing else "pass",
-                         measured=figure_text(value, fig.key.figure), value=value,
+                         measured=value_text(value, fig.unit), value=value,
                          unit=rule.unit, sources=sorted({f.text for f in named}),
                          detail=_detail(failing, named))
     assert rule.check is not None
@@ -59,14 +58,7 @@ def judge(results: RunResults, bound: BoundRule, figures: Sequence[Figure]) -> C
 
 
 def _named(key: FigureKey, figures: Sequence[Figure], steps: tuple[str, ...] | None) -> list[Figure]:
-    pool = [f for f in figures if steps is None or f.step in steps]
-    if key.kind:
-        return matching(key, pool)
-    # a step's own figure: any kind and workload, the step's whole where it has one
-    mine = [f for f in pool if f.key.figure == key.figure
-            and (not key.direction or f.key.direction == key.direction)]
-    whole = {f.step for f in mine if not f.key.host}
-    return [f for f in mine if not f.key.host or f.step not in whole]
+    return matching(key, [f for f in figures if steps is None or f.step in steps])
 
 
 def _worst(rule: Rule, values: list[tuple[float, object]]):
@@ -82,18 +74,10 @@ def _detail(failing: list[Figure], named: list[Figure]) -> str:
     text = f"worst of {len(named)} figures"
     if failing:
         text += "; failing: " + ", ".join(
-            f"{f.text} = {figure_text(f.value, f.key.figure)}" for f in failing[:4])
+            f"{f.text} = {value_text(f.value, f.unit)}" for f in failing[:4])
     return text
 
 
 def _why_missing(steps) -> str:
     bad = [f"{s.id} {s.status}" for s in steps if s.status != "ok"]
     return ("no such figure in the run" + (f" ({', '.join(bad[:4])})" if bad else ""))
-
-
-def figure_text(value: float, figure: str) -> str:
-    if figure == "iops":
-        return f"{fmt_iops(value)} IOPS"
-    if figure == "bw":
-        return fmt_bw(value)
-    return fmt_ns(value)

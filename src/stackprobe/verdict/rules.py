@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from stackprobe.kinds.checks import Check
-from stackprobe.report.figure_keys import FIGURES, FigureKey, KeyError_, parse_key
+from stackprobe.report.figure_keys import FIGURES, UNITS, FigureKey, KeyError_, parse_key
 from stackprobe.verdict.quantity import FIGURE_DIMENSIONS, Quantity, QuantityError, parse_quantity
 
 OPS = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b,
@@ -56,7 +56,7 @@ class Rule:
     @property
     def unit(self) -> str | None:
         if self.figure is not None:
-            return {"count": "IOPS", "rate": "B/s", "time": "ns"}[FIGURE_DIMENSIONS[self.figure.figure]]
+            return UNITS[self.figure.figure]
         return self.check.unit if self.check is not None else None
 
 
