@@ -58,6 +58,7 @@ from stackprobe.ingest.detect import detect
 from stackprobe.parsers.ceph.ceph_inventory import erasure_profiles_in_use, parse_ceph_inventory
 from stackprobe.parsers.ceph.ceph_status import CephStatus, parse_ceph_status
 from stackprobe.parsers.ceph.osd_bench import parse_osd_bench
+from stackprobe.parsers.ceph.osd_metadata import OsdDevice, parse_osd_metadata
 from stackprobe.parsers.ceph.rados_bench import parse_rados_bench
 from stackprobe.parsers.ceph.rados_load_gen import parse_rados_load_gen, parse_times
 from stackprobe.parsers.ceph.rbd_bench import parse_rbd_bench
@@ -66,6 +67,7 @@ from stackprobe.parsers.fio.fio_json import JsonStream, interval_series, parse_f
 from stackprobe.parsers.fio.fio_log import parse_fio_log, series_from_logs
 from stackprobe.parsers.fio.fio_normal import parse_fio_normal
 from stackprobe.parsers.fio.fio_terse import parse_fio_terse
+from stackprobe.parsers.host.filefrag import FileExtents, parse_filefrag
 from stackprobe.parsers.host.inventory import parse_inventory
 from stackprobe.parsers.host.memory import parse_mbw, parse_stress_ng_stream, parse_sysbench_memory
 from stackprobe.parsers.host.sadf_json import MonitorSeries, parse_sadf_json
@@ -212,6 +214,9 @@ TARGETS: dict[str, Target] = {
                         _files("recorded/ceph/rbd-bench*", "public/rbd/*", shared=("rbd/*",))),
     "ceph_osd_bench": Target(functools.partial(parse_osd_bench, osd=3), OsdBenchRecord,
                              _files("recorded/ceph/ceph-*osd-bench*")),
+    "ceph_osd_metadata": Target(parse_osd_metadata, OsdDevice,
+                                _files("recorded/ceph/ceph-*osd-metadata*")),
+    "filefrag": Target(parse_filefrag, FileExtents, _files("recorded/ceph/filefrag-*")),
     "ceph_status": Target(parse_ceph_status, CephStatus, _files("recorded/ceph/ceph-*status*")),
     "ceph_inventory": Target(_each_source(parse_ceph_inventory, CEPH_INVENTORY),
                              CephInventoryRecord, _files("recorded/ceph/ceph-*.json")),

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from stackprobe.analysis.ladder_inputs import DiskScaling, LowerRungs, Osd, Pool, lower_rungs
+from stackprobe.analysis.osd_read_bound import osd_read_bound
 from stackprobe.schema.results import RunResults, StepResult
 from stackprobe.units import fmt_bw, fmt_iops, parse_size
 
@@ -256,6 +257,8 @@ def _ceph_terms(rung: Rung, low: LowerRungs, *, write: bool, block: int | None) 
     pool = low.pool()
     if write:
         _osd_write_term(rung, low, pool, block)
+    else:
+        _osd_read_term(rung, low)
     _storage_disks_term(rung, low, pool, write=write, block=block)
     mem = low.membw.get((low.this_host, "read" if write else "write"))
     if mem:  # a client writes from memory and reads into it
@@ -296,7 +299,7 @@ def _storage_disks_term(rung: Rung, low: LowerRungs, pool: Pool | None, *, write
     direction = "write" if write else "read"
     found = {d.host: d for d in low.disks if d.host in hosts and direction in d.rw}
     if not hosts or len(found) < len(hosts):
-        if not write:
+        if not write and not low.osd_reads:
             rung.missing.append("OSD read rate (osd bench only writes; a disk_baseline read "
                                 "on every storage host would bound reads)")
         return
@@ -352,6 +355,17 @@ def _osd_write_term(rung: Rung, low: LowerRungs, pool: Pool | None, block: int |
     inputs = tuple(f"osd.{o.osd} {fmt_bw(o.bw_bytes)}, {fmt_iops(o.iops)} IOPS ({o.step})"
                    for o in small)
     rung.terms.append(Term("OSD layer", value, text, inputs, culprit))
+
+
+def _osd_read_term(rung: Rung, low: LowerRungs) -> None:
+    """Reads: n OSDs × the slowest OSD's device read (analysis/osd_read_bound.py)."""
+    if not low.osd_reads:
+        return  # the storage devices term says what is missing
+    bound = osd_read_bound(low.osd_reads, rung.metric == "iops")
+    if isinstance(bound, str):
+        rung.missing.append(bound)
+        return
+    rung.terms.append(Term("OSD devices", bound.value, bound.text, bound.inputs, bound.culprit))
 
 
 def _latest_per_osd(osds: list[Osd]) -> list[Osd]:

@@ -29,6 +29,20 @@ class Osd:
 
 
 @dataclass(frozen=True)
+class OsdRead:
+    """An OSD's device read in place (`osd_read`): below the OSD daemon, like a disk."""
+
+    osd: int
+    host: str | None
+    rw: str  # read (sequential) | randread
+    bw_bytes: float
+    iops: float
+    block_bytes: int
+    upper_bound: bool  # holes may have been read: the figure bounds the device from above
+    step: str
+
+
+@dataclass(frozen=True)
 class Pool:
     name: str
     kind: str  # replicated | erasure
@@ -65,6 +79,7 @@ class LowerRungs:
     nic_names: dict[str, str] = field(default_factory=dict)  # host -> NIC that carries it
     membw: dict[tuple[str, str], float] = field(default_factory=dict)  # (host, op) -> B/s
     osds: list[Osd] = field(default_factory=list)
+    osd_reads: list[OsdRead] = field(default_factory=list)
     pools: dict[str, Pool] = field(default_factory=dict)
     storage_hosts: list[str] = field(default_factory=list)  # hosts with OSDs (CRUSH)
     run_pool: str | None = None
@@ -110,6 +125,7 @@ def lower_rungs(results: RunResults) -> LowerRungs:
                 for f in c.get("figures", []):
                     if f.get("flagged") and f.get("ratio") is not None:
                         low.cpu_outliers[str(f["node"])] = float(f["ratio"])
+        low.osd_reads += _osd_reads(step.findings.get("osd_read"), step.id)
         scaling = step.findings.get("disk_scaling")
         if scaling:
             here = step.hosts[0] if len(step.hosts) == 1 else results.run.host
@@ -117,6 +133,16 @@ def lower_rungs(results: RunResults) -> LowerRungs:
                 low.disks.append(DiskScaling(host, dict(s["singles"]), float(s["aggregate_bw"]),
                                              str(step.params.get("rw", "")), step.id))
     return low
+
+
+def _osd_reads(found: dict | None, step: str) -> list[OsdRead]:
+    """The per-OSD reads an `osd_read` step stored in its findings."""
+    if not found:
+        return []
+    rw, block = str(found.get("rw", "read")), int(found.get("bs", 0))
+    return [OsdRead(int(o["osd"]), o.get("host"), rw, float(o["bw_bytes"]), float(o["iops"]),
+                    block, bool(o.get("upper_bound")), step)
+            for o in found.get("osds", []) if o.get("bw_bytes")]
 
 
 def _per_host(scaling: dict, default_host: str) -> dict[str, dict]:

@@ -51,7 +51,9 @@ from stackprobe.safety.device_probes import (
 )
 from stackprobe.safety.job_paths import (
     WORK,
+    FioJob,
     Use,
+    job_paths,
 )
 from stackprobe.spec.tools import Tool
 from stackprobe.transport.base import CommandResult, Transport
@@ -401,3 +403,30 @@ def _destroy_data(transport: Transport, names: Sequence[str], writes: dict[str, 
         else:
             allowed.add(majmin)
     return allowed, warnings
+
+
+# ------------------------------------------------------------------ reads found at run time
+READ_IN_PLACE = ("block", "file")  # what a read-only job may open outside the scratch dir
+
+
+def check_reads(jobs: Sequence[FioJob], transport: Transport) -> None:
+    """A job built during the run to read what no plan can name (an OSD's device or block
+    file, found from the cluster; docs/ceph-osd-read.md): allowed only when fio itself
+    refuses any write (`readonly`), the job only reads (no writing rw, trim or unlink), and
+    each path it opens is an existing block device or regular file on the host — probed
+    through `transport`, there. UserError, one line, for anything else."""
+    refusals: list[str] = []
+    for job in jobs:
+        if "readonly" not in job.options:
+            refusals.append(f"job {job.name}: reads in place only with readonly set")
+        for pu in job_paths(job):
+            if pu.writes or pu.unlink:
+                refusals.append(f"job {job.name}: {pu.path}: refusing to write "
+                                f"({pu.writes or pu.unlink}): this read opens it in place")
+                continue
+            kind, _resolved, _majmin = resolve(transport, pu.path)
+            if kind not in READ_IN_PLACE:
+                refusals.append(f"job {job.name}: {pu.path}: a {kind}, not a block device "
+                                "or regular file to read in place")
+    if refusals:
+        raise UserError("; ".join(dict.fromkeys(refusals)))
