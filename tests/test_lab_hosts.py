@@ -109,10 +109,16 @@ def test_ssh_reaches_each_host_by_the_hosts_file(lab):
     _, state = lab
     hosts = load_hosts(state.hosts_yaml)
     assert [(h.name, h.address) for h in hosts.hosts] == \
-        [("h1", "10.99.0.11"), ("h2", "10.99.0.12"), ("h3", "10.99.0.13")]
-    assert all(h.roles == ["client", "storage"] and h.nic_speed_mbps == 10000 for h in hosts.hosts)
-    assert hosts.hosts[0].directories == [str(Path(state.dir) / "h1" / "data")]
-    assert Path(hosts.hosts[0].directories[0]).is_dir()
+        [("ceph", "10.99.0.1"), ("h1", "10.99.0.11"), ("h2", "10.99.0.12"), ("h3", "10.99.0.13")]
+    storage, *clients = hosts.hosts
+    # this machine, where the lab Ceph cluster runs: a local storage entry, no SSH
+    assert storage.access == "local" and storage.roles == ["storage"] and storage.ceph is None
+    assert all(h.roles == ["client"] and h.nic_speed_mbps == 10000 for h in clients)
+    # each client's own Ceph files, in the hosts lab (written by `lab ceph up`)
+    assert [(h.ceph.client, h.ceph.conf) for h in clients] == [
+        (f"lab-{h.name}", str(Path(state.dir) / "ceph" / h.name / "ceph.conf")) for h in clients]
+    assert clients[0].directories == [str(Path(state.dir) / "h1" / "data")]
+    assert Path(clients[0].directories[0]).is_dir()
     assert {k: v.strip() for k, v in _run_on_all(state, ["hostname"]).items()} == \
         {"h1": "h1", "h2": "h2", "h3": "h3"}
     addrs = _run_on_all(state, ["ip", "-br", "addr", "show", "dev", "eth0"])

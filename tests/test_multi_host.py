@@ -34,10 +34,10 @@ SUITE = """\
 name: multi-host-test
 steps:
   - kind: cpu
-    hosts: all
+    hosts: client
     seconds: 4
   - kind: network
-    hosts: all
+    hosts: client
     seconds: 2
   - kind: fio
     hosts: client
@@ -51,7 +51,7 @@ steps:
     runtime: 2
     time_based: true
   - kind: metadata
-    hosts: all
+    hosts: client
     name: md-fleet
     layout: hard
     directory: {shared}
@@ -313,7 +313,7 @@ def test_ctrl_c_stops_the_commands_on_every_host(lab, tmp_path):
     import signal
     import time
 
-    (tmp_path / "s.yaml").write_text("name: long\nsteps:\n  - {kind: cpu, hosts: all, seconds: 300}\n")
+    (tmp_path / "s.yaml").write_text("name: long\nsteps:\n  - {kind: cpu, hosts: client, seconds: 300}\n")
     proc = subprocess.Popen(
         [sys.executable, "-m", "stackprobe", "run", str(tmp_path / "s.yaml"), "--hosts",
          str(lab.dir / "hosts.yaml"), "--out", str(tmp_path / "runs"), "--target", str(tmp_path)],

@@ -55,6 +55,16 @@ class Consistency:
     def flagged(self) -> list[NodeFigure]:
         return [f for f in self.figures if f.flagged]
 
+    def as_dict(self) -> dict:
+        """What results.json keeps of it (a step's findings["consistency"] entries)."""
+        return {
+            "metric": self.metric, "unit": self.unit, "median": self.median,
+            "mad": self.mad, "spread_pct": round(self.spread_pct, 2),
+            "figures": [{"node": f.node, "value": f.value, "ratio": round(f.ratio, 4),
+                         "robust_z": None if f.robust_z is None else round(f.robust_z, 2),
+                         "flagged": f.flagged} for f in self.figures],
+        }
+
     def sentences(self) -> list[str]:
         """One line per flagged node: 'node3 memory bandwidth 0.66× median (median 52.1 GB/s)'."""
         median = self.fmt(self.median) if self.fmt else _default_fmt(self.median, self.unit)

@@ -30,16 +30,28 @@ def up(
     lab_dir: Path = DIR_OPTION,
     osds: int = typer.Option(3, "--osds", min=1, max=12, help="BlueStore OSDs on sparse files."),
     osd_size: str = typer.Option("10G", "--osd-size", help="Size of each OSD's sparse block file."),
+    hosts_dir: Path = typer.Option(HOSTS_DEFAULT_DIR, "--hosts-dir",
+                                   help="The hosts lab whose hosts become clients when its bridge is up."),
+    local: bool = typer.Option(False, "--local", help="Listen on 127.0.0.1 even when the hosts "
+                                                      "lab is up (no lab host is a client)."),
 ) -> None:
-    """Bring up mon, mgr, OSDs, an MDS and a CephFS; wait until usable."""
+    """Bring up mon, mgr, OSDs, an MDS and a CephFS; wait until usable. With the hosts lab up
+    (`lab hosts up` first), every lab host is a client with a user and keyring of its own."""
+    from stackprobe.lab.ceph_clients import bridge_of
     from stackprobe.lab.ceph_lab import CephLab
     from stackprobe.units import parse_size
 
     t0 = time.monotonic()
     lab = CephLab(lab_dir)
-    state = lab.up(osds=osds, osd_size_bytes=parse_size(osd_size))
+    bridge = None if local else bridge_of(hosts_dir)
+    state = lab.up(osds=osds, osd_size_bytes=parse_size(osd_size), bridge=bridge)
     took = time.monotonic() - t0
-    print(f"lab ceph up in {took:.1f} s: {osds} OSDs, CephFS mounted at {state.mount}")
+    print(f"lab ceph up in {took:.1f} s: {osds} OSDs, CephFS mounted at {state.mount}, "
+          f"listening on {state.bind}")
+    if bridge is not None:
+        print(f"clients: {', '.join(f'{c.host} (client.{c.id})' for c in bridge.clients)}; "
+              f"their hosts file: {Path(bridge.lab_dir) / 'hosts.yaml'}")
+        print(f"stop this lab before the hosts lab: it listens on {bridge.address}")
     print(f"conf: {state.conf}")
     print(f"test it: stackprobe run ceph-quick --ceph-conf {state.conf}")
     print(f"stop it: stackprobe lab ceph down --dir {lab.dir}")
@@ -75,8 +87,11 @@ def status(
     print(f"lab {info['dir']}: {'up' if info['up'] else 'DEGRADED'}, health {info['health']}")
     for d in info["daemons"]:
         print(f"  {d['name']:10s} pid {d['pid']:>7d}  {'running' if d['running'] else 'not running'}")
-    print(f"  conf {info['conf']}; CephFS at {info['mount']}")
-    if not info["up"]:
+    print(f"  conf {info['conf']}; CephFS at {info['mount']}; listening on {info['bind']}")
+    for c in info["clients"]:
+        print(f"  client {c['host']:6s} client.{c['id']}: "
+              f"{'reaches the cluster' if c['reaches'] else 'does NOT reach it: ' + c['why']}")
+    if not info["up"] or not all(c["reaches"] for c in info["clients"]):
         raise typer.Exit(1)
 
 

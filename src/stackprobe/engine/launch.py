@@ -24,6 +24,7 @@ from stackprobe.engine.preflight import (
     required_tools,
     supports_direct_io,
 )
+from stackprobe.engine.step_monitor import storage_names
 from stackprobe.engine.tools import by_name
 from stackprobe.errors import UserError
 from stackprobe.kinds.ceph.session import CephSession, cephfs_bytes_for, image_bytes_for
@@ -72,7 +73,8 @@ def launch(
     previous = load_results(resume) if resume is not None else None
     run_id = previous.run.id if previous is not None else new_run_id(settings.suite_name)
     warnings: list[str] = guard_targets(plan, transport, destroy_data, hosts)  # before any load
-    fleet = _open_fleet(plan, hosts, run_id) if hosts is not None else None
+    fleet = (_open_fleet(plan, hosts, run_id, storage_names(hosts, plan, settings.monitor))
+             if hosts is not None else None)
     try:
         session = _ceph_session(plan, ceph or CephOptions(), transport, run_id, warnings)
     except BaseException:
@@ -102,6 +104,8 @@ def launch(
     finally:
         if session is not None:
             transport.clear_interrupt()  # removing what the run made must still happen
+            if fleet is not None:  # also on the client hosts (their mounts, images)
+                fleet.clear_interrupt()
             problems = session.teardown()
             if executor is not None:
                 executor.record_session(session.log, problems, scratch / "ceph-fuse.log")
@@ -121,10 +125,12 @@ def _check_hosts_given(plan: Sequence[PlannedStep], hosts: HostsFile | None) -> 
                             ": give the hosts file with --hosts FILE")
 
 
-def _open_fleet(plan: Sequence[PlannedStep], hosts: HostsFile, run_id: str) -> Fleet:
-    """Connect to the hosts the plan uses, make their scratch directories, check their
-    tools; UserError naming each host's problem, before any load."""
-    names = {n for s in plan for n in s.hosts}
+def _open_fleet(plan: Sequence[PlannedStep], hosts: HostsFile, run_id: str,
+                watched: set[str] = frozenset()) -> Fleet:
+    """Connect to the hosts the plan uses (and `watched`: the storage hosts monitored
+    during Ceph steps), make their scratch directories, check their tools; UserError
+    naming each host's problem, before any load."""
+    names = {n for s in plan for n in s.hosts} | watched
     fleet = Fleet(hosts, names, run_id)
     fleet.open()
 

@@ -53,7 +53,7 @@ def combine_hosts(
                         higher_is_better=metric.higher_is_better, fmt=_formatter(metric.unit))
         if verdict is None:
             continue
-        consistency.append(_as_dict(verdict))
+        consistency.append(verdict.as_dict())
         warnings += verdict.sentences()
     if consistency:
         findings["consistency"] = consistency
@@ -68,12 +68,3 @@ def _formatter(unit: str):
         return lambda v: f"{v / 2**30:.1f} GiB"
     return lambda v: f"{v:,.0f} {unit}"
 
-
-def _as_dict(verdict) -> dict:
-    return {
-        "metric": verdict.metric, "unit": verdict.unit, "median": verdict.median,
-        "mad": verdict.mad, "spread_pct": round(verdict.spread_pct, 2),
-        "figures": [{"node": f.node, "value": f.value, "ratio": round(f.ratio, 4),
-                     "robust_z": None if f.robust_z is None else round(f.robust_z, 2),
-                     "flagged": f.flagged} for f in verdict.figures],
-    }

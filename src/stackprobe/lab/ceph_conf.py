@@ -4,6 +4,10 @@ Everything lives under the lab directory: data, keyrings, sockets, logs, PID fil
 nothing touches /etc/ceph or /var/lib/ceph and two labs can run side by side. The settings
 make one host behave like a cluster: replicas may share a host (chooseleaf type 0), memory
 targets are small, and pools may be deleted (stackprobe removes what it creates).
+
+The daemons listen on 127.0.0.1, or — when the hosts lab's bridge is up — on the bridge's
+address, so the lab hosts (network namespaces) are Ceph clients too; each gets a conf of
+its own (`client_conf_text`) naming only the monitor and its own keyring.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ class LabConf:
     mon_port: int
     osd_block_bytes: int = 10 * GiB  # sparse: only what is written takes space
     osd_memory_target: int = 1 * GiB  # BlueStore's lower bound is 896 MiB
+    bind: str = "127.0.0.1"  # the daemons' address: loopback, or the hosts lab's bridge
 
     @property
     def conf_path(self) -> Path:
@@ -32,7 +37,13 @@ class LabConf:
 
     @property
     def mon_addr(self) -> str:
-        return f"v2:127.0.0.1:{self.mon_port}"
+        return f"v2:{self.bind}:{self.mon_port}"
+
+    @property
+    def daemon_addr(self) -> str:
+        """Lines that make every daemon listen on the bind address (none on loopback:
+        the one-host lab as it always was)."""
+        return "" if self.bind == "127.0.0.1" else f"public addr = {self.bind}\n"
 
 
 def conf_text(c: LabConf) -> str:
@@ -72,13 +83,13 @@ keyring = {c.admin_keyring}
 admin socket = {d}/run/$cluster-$name.$pid.asok
 
 [mon]
-mon data = {d}/mon/$cluster-$id
+{c.daemon_addr}mon data = {d}/mon/$cluster-$id
 
 [mgr]
-mgr data = {d}/mgr/$cluster-$id
+{c.daemon_addr}mgr data = {d}/mgr/$cluster-$id
 
 [osd]
-osd data = {d}/osd/$cluster-$id
+{c.daemon_addr}osd data = {d}/osd/$cluster-$id
 osd objectstore = bluestore
 bluestore block create = true
 bluestore block size = {c.osd_block_bytes}
@@ -86,5 +97,21 @@ osd memory target = {c.osd_memory_target}
 bluestore cache autotune = true
 
 [mds]
-mds data = {d}/mds/$cluster-$id
+{c.daemon_addr}mds data = {d}/mds/$cluster-$id
+"""
+
+
+def client_conf_text(c: LabConf, client_dir: Path, client_id: str) -> str:
+    """The conf of one lab host: the monitor, its own keyring, sockets and logs in its own
+    directory (the hosts share the filesystem, not the admin key)."""
+    return f"""# stackprobe lab cluster: the conf of client.{client_id}
+[global]
+fsid = {c.fsid}
+mon host = [{c.mon_addr}]
+ms bind msgr1 = false
+
+[client]
+keyring = {client_dir}/ceph.client.{client_id}.keyring
+admin socket = {client_dir}/run/$cluster-$name.$pid.asok
+log file = {client_dir}/log/$cluster-$name.$pid.log
 """

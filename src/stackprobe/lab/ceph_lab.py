@@ -1,12 +1,14 @@
 """`stackprobe lab ceph up|down|status`: a real one-host Ceph cluster from Debian's packages.
 
 up:    conf + keys + monmap, then mon, mgr, N BlueStore OSDs on sparse files, an MDS with a
-       CephFS mounted by ceph-fuse; waits until the cluster is usable. No systemd, no
+       CephFS mounted by ceph-fuse; waits until the cluster is usable. When the hosts lab's
+       bridge is up, the daemons listen on its address and each lab host becomes a client
+       with a user, keyring and conf of its own (lab/ceph_clients.py); else on 127.0.0.1. No systemd, no
        containers: each daemon runs with -f in its own session and its PID goes into
        state.json before anything else happens, so `down` can always find it.
 down:  unmounts the CephFS, stops exactly the recorded daemons by PID (never by name),
        removes the directory.
-status: what is recorded, and whether each daemon still runs.
+status: what is recorded, whether each daemon still runs, and which lab hosts reach it.
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ from pathlib import Path
 
 from stackprobe.errors import UserError
 from stackprobe.lab import daemons
+from stackprobe.lab.ceph_clients import Bridge, caps, reachable, write_files
 from stackprobe.lab.ceph_conf import LabConf, conf_text
 from stackprobe.lab.health import LAB_TOLERATED_CHECKS, usable
+from stackprobe.lab.hosts_file import LabClient
 from stackprobe.spec.labs import LAB_CEPH_DIR
 from stackprobe.store.rundir import atomic_write
 
@@ -50,6 +54,8 @@ class LabState:
     mount: str | None = None
     started: float = 0.0
     ready_s: float | None = None
+    bind: str = "127.0.0.1"  # the daemons' address (the hosts lab's bridge, or loopback)
+    clients: list[dict] = field(default_factory=list)  # LabClient.as_dict() of each lab host
 
     @property
     def conf(self) -> str:
@@ -83,7 +89,10 @@ class CephLab:
         self.log = log
 
     # ------------------------------------------------------------------ up
-    def up(self, osds: int = 3, osd_size_bytes: int = 10 * 1024**3) -> LabState:
+    def up(self, osds: int = 3, osd_size_bytes: int = 10 * 1024**3,
+           bridge: Bridge | None = None) -> LabState:
+        """`bridge`: the hosts lab found up (ceph_clients.bridge_of): listen on its address
+        and make each of its hosts a client."""
         existing = LabState.load(self.dir)
         if existing is not None:
             running = [d.name for d in existing.daemons if daemons.alive(d)]
@@ -95,8 +104,10 @@ class CephLab:
             raise LabError(f"{self.dir} exists and is not a lab directory: choose another --dir")
         for sub in ("run", "log", "mon", "mgr", "osd", "mds", "mnt"):
             (self.dir / sub).mkdir(parents=True, exist_ok=True)
-        conf = LabConf(self.dir, str(uuid.uuid4()), free_port(), osd_block_bytes=osd_size_bytes)
-        state = LabState(str(self.dir), conf.fsid, conf.mon_port, osds, started=time.time())
+        conf = LabConf(self.dir, str(uuid.uuid4()), free_port(), osd_block_bytes=osd_size_bytes,
+                       **({"bind": bridge.address} if bridge else {}))
+        state = LabState(str(self.dir), conf.fsid, conf.mon_port, osds, started=time.time(),
+                         bind=conf.bind)
         state.save()
         try:
             atomic_write(conf.conf_path, conf_text(conf))
@@ -109,6 +120,8 @@ class CephLab:
             self._cephfs(state)
             self._wait_usable(state)
             self._mount(state)
+            for client in bridge.clients if bridge else []:
+                self._client(state, conf, client)
         except BaseException:
             self.log("bring-up failed: stopping what was started")
             self.down(remove=False)
@@ -162,6 +175,15 @@ class CephLab:
                           "osd", "allow rwx", "mds", "allow", "mgr", "allow profile mds",
                           "-o", str(mds_dir / "keyring")])
         self._start(state, "mds.a", ["ceph-mds", "-f", "-c", state.conf, "-i", "a"])
+
+    def _client(self, state: LabState, conf: LabConf, client: LabClient) -> None:
+        """A lab host's own user, keyring and conf (recorded first: `down` removes them)."""
+        state.clients.append(client.as_dict())
+        state.save()
+        write_files(conf, client)
+        self.ceph(state, ["auth", "get-or-create", f"client.{client.id}", *caps(FS_NAME),
+                          "-o", client.keyring])
+        os.chmod(client.keyring, 0o600)
 
     def _mount(self, state: LabState) -> None:
         mnt = self.dir / "mnt"
@@ -223,6 +245,8 @@ class CephLab:
             raise LabError(f"still running after SIGKILL: {', '.join(left)}")
         if state.mount and os.path.ismount(state.mount):
             raise LabError(f"{state.mount} is still mounted; not removing {self.dir}")
+        for client in state.clients:  # the lab hosts' Ceph files, in the hosts lab
+            shutil.rmtree(client["dir"], ignore_errors=True)
         if remove:
             shutil.rmtree(self.dir)
             self._remove_empty_default_parents()
@@ -253,9 +277,15 @@ class CephLab:
                 health = json.loads(text).get("status")
             except json.JSONDecodeError:
                 health = None
+        clients = []
+        for c in state.clients:
+            client = LabClient(**c)
+            why = reachable(client) if health is not None else "the monitor is not running"
+            clients.append({"host": client.host, "id": client.id, "conf": client.conf,
+                            "reaches": why is None, "why": why})
         return {"dir": str(self.dir), "up": all(r["running"] for r in rows), "conf": state.conf,
                 "daemons": rows, "health": health, "mount": state.mount,
-                "ready_s": state.ready_s}
+                "ready_s": state.ready_s, "bind": state.bind, "clients": clients}
 
     # ------------------------------------------------------------------ helpers
     def ceph(self, state: LabState, args: list[str], *, check: bool = True,

@@ -34,8 +34,6 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import yaml
-
 from stackprobe.lab import blkio, netns
 from stackprobe.lab.cgroups import (
     CgroupError,
@@ -45,6 +43,7 @@ from stackprobe.lab.cgroups import (
     make_cpu_cgroup,
     remove_cgroup,
 )
+from stackprobe.lab.hosts_file import write_hosts_yaml
 from stackprobe.lab.hosts_specs import HostsLabError, check_request, disk_rate
 from stackprobe.procs import stop_pids
 from stackprobe.spec.labs import LAB_HOSTS_DIR, LAB_HOSTS_PREFIX
@@ -64,8 +63,6 @@ SSHD_PRIVSEP_DIR = Path("/run/sshd")
 READY_TIMEOUT_S = 15.0
 SSHD_GRACE_S = 5.0
 LEFTOVER_GRACE_S = 3.0
-NIC_SPEED_MBPS = 10_000
-ROLES = ["client", "storage"]
 
 # sh -c script: set the UTS hostname, then become sshd (same PID all the way down).
 SSHD_SCRIPT = 'hostname "$1" && exec "$2" -D -e -f "$3"'
@@ -214,7 +211,7 @@ class HostsLab:
             for h in state.hosts:
                 self._wait_ready(h)
             self._check_between_hosts(state)
-            self._write_hosts_yaml(state)
+            write_hosts_yaml(state, BRIDGE_ADDRESS)
         except BaseException:
             self.log("lab hosts: bring-up failed, removing what was made")
             try:
@@ -396,22 +393,6 @@ class HostsLab:
             raise HostsLabError(f"{src.name} cannot reach {dst.name} ({dst.address}:22) across "
                                 f"{state.bridge}: {err} (bridged traffic filtered? "
                                 "net.bridge.bridge-nf-call-iptables and the FORWARD chain)")
-
-    def _write_hosts_yaml(self, state: State) -> None:
-        from stackprobe.suite.loader import load_hosts
-
-        data = {
-            "ssh": {"user": "root", "identity": state.identity, "known_hosts": state.known_hosts,
-                    "connect_timeout": 10},
-            "hosts": [{"name": h.name, "address": h.address, "roles": list(ROLES),
-                       "nic_speed_mbps": NIC_SPEED_MBPS, "directories": [h.data_dir]}
-                      for h in state.hosts],
-        }
-        header = (f"# stackprobe lab hosts ({len(state.hosts)} hosts, prefix {state.prefix}); "
-                  f"removed by `stackprobe lab hosts down --dir {self.dir}`\n")
-        path = Path(state.hosts_yaml)
-        atomic_write(path, header + yaml.safe_dump(data, sort_keys=False))
-        load_hosts(path)  # what `run --hosts` will read must validate
 
     # ------------------------------------------------------------------ down
     def down(self) -> list[str]:

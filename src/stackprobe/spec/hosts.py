@@ -12,6 +12,10 @@
         directories: [/srv/bench]       # where disk tests may write (stackprobe's own subdir)
         devices: [/dev/nvme0n1]         # raw devices for read-only disk baselines
         ssh: {port: 2222}               # per-host overrides
+        ceph:                           # how this host reaches Ceph (default: the run's
+          conf: /etc/ceph/ceph.conf     #   conf, client and keyring, same paths everywhere)
+          client: bench1                #   a cephx user of its own (client.bench1)
+          keyring: /etc/ceph/ceph.client.bench1.keyring
       - name: ceph1
         access: local                   # this machine itself: commands run here, no SSH
         roles: [storage]
@@ -70,6 +74,21 @@ class SshSettings(_Strict):
     connect_timeout: float | None = Field(default=None, gt=0)
 
 
+class HostCeph(_Strict):
+    """How one client host reaches the Ceph cluster: paths as they are on that host."""
+
+    conf: str | None = None  # None: the run's conf path (the same on every host)
+    client: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$")  # cephx id
+    keyring: str | None = None
+
+    @field_validator("conf", "keyring")
+    @classmethod
+    def _absolute(cls, v):
+        if v is not None and (not v.startswith("/") or ".." in v.split("/")):
+            raise ValueError(f"{v!r}: an absolute path without '..'")
+        return v
+
+
 class Host(_Strict):
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     address: str | None = Field(default=None, min_length=1)  # local entries: 127.0.0.1
@@ -80,6 +99,7 @@ class Host(_Strict):
     directories: list[str] = Field(default_factory=list)
     devices: list[str] = Field(default_factory=list)
     ssh: SshSettings = Field(default_factory=SshSettings)
+    ceph: HostCeph | None = None
 
     @model_validator(mode="after")
     def _address(self):

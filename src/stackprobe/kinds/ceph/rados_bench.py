@@ -7,6 +7,8 @@ is rados bench's --format json (per-second series included).
 A timed write fills a cluster at its full speed: on a small cluster 60 s is enough to
 reach the full ratio, and BlueStore aborts OSDs on ENOSPC before clients see the full flag.
 So the write is capped (--max-objects) at half of what the pool can still take.
+
+With `hosts:` every client host runs it at once (kinds/ceph/rados_bench_fleet.py).
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from typing import Literal
 from pydantic import Field
 
 from stackprobe.kinds.ceph.common import CEPH, CEPH_CLI_S, RADOS
+from stackprobe.kinds.ceph.rados_bench_fleet import cleanup_fleet, run_fleet
 from stackprobe.kinds.context import StepContext, StepOutcome, failure_message
-from stackprobe.kinds.contract import CephNeeds, ClusterIo, Kind
+from stackprobe.kinds.contract import CephNeeds, ClusterIo, HostMode, Kind
 from stackprobe.parsers.ceph.rados_bench import parse_rados_bench
 from stackprobe.schema.records import IoRecord
 from stackprobe.schema.results import StepResult
@@ -61,6 +64,8 @@ class RadosBenchRunner:
         records, warnings = [], []
         bs = spec.block_size.bytes
         max_objects = self._max_objects(ctx, bs)
+        if ctx.fleet is not None:
+            return run_fleet(ctx, modes, max_objects)
         base = ["rados", *ctx.ceph.target.cli(), "-p", ctx.ceph.pool, "bench",
                 str(max(1, round(spec.seconds)))]
         for groupid, mode in enumerate(modes):
@@ -99,6 +104,8 @@ class RadosBenchRunner:
 
     def cleanup(self, ctx: StepContext) -> None:
         assert ctx.ceph is not None
+        if ctx.fleet is not None:
+            return cleanup_fleet(ctx)
         ctx.execute("rados-cleanup", ["rados", *ctx.ceph.target.cli_bounded(), "-p",
                                       ctx.ceph.pool, "cleanup", "--run-name", run_name(ctx)])
 
@@ -135,6 +142,7 @@ class RadosBench(Kind):
     spec = RadosBenchStep
     layer = "cluster"
     family = "ceph"
+    hosts = HostMode.FLEET
     sweeps = ("block_size", "threads")
     tools = (CEPH, RADOS)
     records = (IoRecord,)
@@ -154,6 +162,12 @@ class RadosBench(Kind):
 
     def ceph(self, spec):
         return CephNeeds()
+
+    def needs(self, spec):
+        return ("rados",)
+
+    def controller_needs(self, spec):
+        return ("ceph", "rados")  # the run's pool, and cleanup of every client's objects
 
     def workload_text(self, params):
         return (f"{params['block_size']} objects, {params['threads']} threads, "

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from stackprobe import redact
 from stackprobe.errors import UserError
+from stackprobe.kinds.ceph.clients import CephClients
 from stackprobe.kinds.ceph.keys import client_keys
 from stackprobe.kinds.ceph.target import CephTarget
 from stackprobe.parsers.ceph.ceph_status import parse_ceph_status
@@ -43,8 +44,10 @@ class CephSession:
     _fuse: Background | None = None
     client_conf: Path | None = None
     start_errors: set[str] = field(default_factory=set)  # HEALTH_ERR checks at start (--force)
+    clients: CephClients = field(init=False)  # the client hosts of fleet steps (clients.py)
 
     def __post_init__(self) -> None:
+        self.clients = CephClients(self)
         # the client's key, from the keyrings the Ceph tools will read, is hidden in
         # everything this run keeps (store/redact.py), before any Ceph command runs
         for key in client_keys(self.target.conf, self.target.client, self.target.keyring):
@@ -184,7 +187,7 @@ class CephSession:
     # ------------------------------------------------------------------ the end
     def teardown(self) -> list[str]:
         """Remove what this run made; returns problems (never raises: it runs in finally)."""
-        problems: list[str] = []
+        problems: list[str] = self.clients.teardown()  # before the run's CephFS directory goes
         if self.mount_dir is not None:
             problems += self._unmount()
         if self.image is not None:

@@ -1,0 +1,152 @@
+"""A Ceph tool on every client host at once: the start, the start times, the spread.
+
+Every client's command is released by one barrier (`Fleet.each(together=True)`) after
+each host is ready (its client set up: image, mount). Sending a command over SSH to many
+hosts at once takes a while and not the same while on each (measured here: up to 0.6 s
+apart on a busy 2-core machine), so the commands carry a start time instead — now + 1 s
+when the barrier opens — and each host waits for it on its own clock before the tool
+starts: `sh -c 'wait until T; date +%s.%N >&2; exec TOOL ...'`. The first line of stderr is
+the moment the tool started there, so the start skew is measured where the load starts.
+Ceph's clients and servers keep their clocks in step (the monitors warn above 0.05 s), so
+a shared start time is as good as the clocks; a host that gets its command after T starts
+at once, late, and the skew says so.
+
+The all-clients record of one phase is taken over the window every client ran in
+(analysis/client_window.py); the clients' own figures are compared like nodes
+(analysis/consistency.py), so a client that could not keep up is named.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from stackprobe.analysis.client_window import ClientRun, common_window, window_figures
+from stackprobe.analysis.consistency import judge
+from stackprobe.kinds.ceph.clients import CephClient
+from stackprobe.kinds.context import StepContext
+from stackprobe.schema.records import IoRecord, IoStats
+from stackprobe.schema.sentinels import FLEET_HOST
+from stackprobe.transport.base import CommandResult
+from stackprobe.transport.fleet import HostHandle
+from stackprobe.units import fmt_bw
+
+# $1: the start time in ns since the epoch; sleep until then (GNU sleep takes fractions)
+STAMP = ('d=$(( ($1 - $(date +%s%N)) / 1000000 )); shift; '
+         'if [ "$d" -gt 0 ]; then sleep "$((d / 1000)).$(printf %03d $((d % 1000)))"; fi; '
+         'date +%s.%N >&2; exec "$@"')
+LEAD_S = 1.0  # from the barrier to the agreed start: enough to reach every host
+SKEW_GOAL_S = 1.0  # clients further apart than this did not start together
+
+
+def stamped(argv: list[str], start_ns: int) -> list[str]:
+    return ["sh", "-c", STAMP, "sh", str(start_ns), *argv]
+
+
+def start_of(stderr: str) -> float | None:
+    """The start time the stamp printed (the first line of stderr), or None."""
+    first = stderr.lstrip().split("\n", 1)[0].strip()
+    try:
+        return float(first)
+    except ValueError:
+        return None
+
+
+@dataclass
+class ClientResult:
+    client: CephClient
+    result: CommandResult
+    start: float | None
+
+
+def run_together(ctx: StepContext, label: str, argv_of: Callable[[CephClient], list[str]],
+                 ready: Callable[[CephClient], None] | None = None,
+                 env_of: Callable[[CephClient], dict[str, str]] | None = None,
+                 ) -> dict[str, ClientResult]:
+    """argv_of(client) on every host of the step, released together after ready(client)."""
+    assert ctx.fleet is not None and ctx.ceph is not None
+    clients = {h.name: ctx.ceph.clients.of(h) for h in ctx.fleet.select(ctx.step.hosts)}
+    start: list[int] = []  # set by the first thread through the barrier
+    lock = threading.Lock()
+
+    def prepare(h: HostHandle) -> None:
+        if ready is not None:
+            ready(clients[h.name])
+
+    def go(h: HostHandle) -> ClientResult:
+        with lock:
+            if not start:
+                start.append(time.time_ns() + int(LEAD_S * 1e9))
+        c = clients[h.name]
+        res = ctx.execute(f"{label}-{h.name}", stamped(argv_of(c), start[0]), on=h.transport,
+                          env=env_of(c) if env_of else None)
+        return ClientResult(c, res, start_of(res.stderr))
+
+    return ctx.fleet.each(go, list(clients), together=True, ready=prepare)  # type: ignore[return-value]
+
+
+@dataclass
+class Phase:
+    """One phase (a rados bench mode, an rbd bench I/O type) on all clients."""
+
+    records: list[IoRecord]  # each client's, then the all-clients one
+    skew_s: float | None
+    window_s: float | None
+    warnings: list[str]
+    spread: dict | None  # the clients compared (analysis/consistency), as stored
+
+
+def all_clients(direction: str, label: str, clients: Sequence[tuple[IoRecord, float | None]],
+                groupid: int | None) -> Phase:
+    """The all-clients record of one phase from each client's record and start time."""
+    recs = [r for r, _ in clients]
+    starts = [s for _, s in clients if s is not None]
+    skew = max(starts) - min(starts) if len(starts) == len(clients) and starts else None
+    runs = [ClientRun(r.host or "?", s, r.series or []) for r, s in clients if s is not None]
+    window = common_window(runs) if len(runs) == len(clients) else None
+    figures = window_figures(runs, window) if window is not None else None
+    warnings = []
+    own = [getattr(r, direction) for r in recs]
+    lat_max = max((s.lat_ns.get("max", 0.0) for s in own), default=0.0)
+    if figures is not None:
+        stats = IoStats(iops=figures.iops, bw_bytes=figures.bw_bytes,
+                        total_ios=round(figures.ios), runtime_ms=figures.seconds * 1000,
+                        lat_ns={k: v for k, v in (("mean", figures.lat_mean_ns),
+                                                  ("max", lat_max or None)) if v is not None})
+    else:
+        warnings.append(f"{label}: no window in which every client reported each second; "
+                        "the all-clients figures are the sums of each client's own run")
+        total = sum(s.total_ios or 0 for s in own)
+        lat = (sum((s.lat_ns.get("mean") or 0.0) * (s.total_ios or 0) for s in own) / total
+               if total and all("mean" in s.lat_ns for s in own) else None)
+        stats = IoStats(iops=sum(s.iops for s in own), bw_bytes=sum(s.bw_bytes for s in own),
+                        total_ios=total, runtime_ms=max((s.runtime_ms or 0) for s in own),
+                        lat_ns={k: v for k, v in (("mean", lat), ("max", lat_max or None))
+                                if v is not None})
+    merged = IoRecord(tool=recs[0].tool, tool_version=recs[0].tool_version,
+                      source_format="merged", job=f"{label} ({len(recs)} clients)",
+                      host=FLEET_HOST, groupid=groupid, jobs=len(recs),
+                      workload=dict(recs[0].workload))
+    setattr(merged, direction, stats)
+    if skew is not None and skew > SKEW_GOAL_S:
+        warnings.append(f"{label}: clients started {skew:.2f} s apart (goal: under "
+                        f"{SKEW_GOAL_S:g} s)")
+    verdict = judge({r.host or "?": getattr(r, direction).bw_bytes for r in recs},
+                    metric=f"{label} bandwidth", unit="B/s", fmt=fmt_bw)
+    if verdict is not None:
+        warnings += [f"client {s}" for s in verdict.sentences()]
+    return Phase([*recs, merged], skew, window.seconds if window else None, warnings,
+                 verdict.as_dict() if verdict is not None else None)
+
+
+def findings_of(phases: dict[str, Phase]) -> dict:
+    """findings of a Ceph fleet step: each phase's start skew and window, and the clients
+    compared ('consistency', drawn like the node-to-node tables)."""
+    out: dict = {"clients": {label: {"start_skew_s": p.skew_s, "window_s": p.window_s}
+                             for label, p in phases.items()}}
+    spreads = [p.spread for p in phases.values() if p.spread is not None]
+    if spreads:
+        out["consistency"] = spreads
+    return out
