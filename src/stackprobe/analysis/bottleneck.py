@@ -22,13 +22,15 @@ IOWAIT_PCT = 30.0
 
 
 def hints(summaries: Mapping[str, Mapping[str, Any]]) -> list[str]:
-    """One sentence per finding, hosts in name order."""
+    """One sentence per finding, hosts in name order; a host whose summary carries its
+    roles is named with them ('ceph1 (storage)'), so a storage node's limit reads as one."""
     out: list[str] = []
     for host in sorted(summaries):
         s = summaries[host]
-        out += _disk(host, s.get("disks") or {})
-        out += _nic(host, s.get("nics") or {})
-        out += _cpu(host, s.get("cpu") or {}, s.get("ncpu"))
+        label = f"{host} ({', '.join(s['roles'])})" if s.get("roles") else host
+        out += _disk(label, s.get("disks") or {})
+        out += _nic(label, s.get("nics") or {})
+        out += _cpu(label, s.get("cpu") or {}, s.get("ncpu"))
     return out
 
 

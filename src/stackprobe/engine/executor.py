@@ -23,8 +23,9 @@ from stackprobe.analysis.noise import should_repeat
 from stackprobe.analysis.repeats import DEFAULT_NOISY_COV
 from stackprobe.analysis.stability import judge_records
 from stackprobe.analysis.step_summary import summarise_step
+from stackprobe.engine.ceph_watch import CephWatch
 from stackprobe.engine.per_node import combine_hosts
-from stackprobe.engine.step_monitor import StepMonitors
+from stackprobe.engine.step_monitor import StepMonitors, storage_targets
 from stackprobe.errors import UserError
 from stackprobe.kinds import registry
 from stackprobe.kinds.ceph.session import CephSession
@@ -220,6 +221,7 @@ class Executor:
         result.findings.update(outcome.findings)
         result.stability = judge_records(outcome.records)
         result.monitor, result.hints, problems = monitors.stop(self.run_dir.step_dir(step.id))
+        result.ceph_view = monitors.ceph_view
         result.warnings.extend(problems)
         result.commands = commands
         base = self.run_dir.step_dir(step.id)
@@ -229,7 +231,9 @@ class Executor:
             self.progress.step_finished(step, result)
 
     def _monitors(self, step: PlannedStep) -> StepMonitors:
-        """sadc on every host the step runs on (none with --no-monitor)."""
+        """sadc on every host the step runs on (none with --no-monitor); a Ceph step also on
+        the storage hosts, with Ceph's own view from here (step_monitor.py)."""
+        roles: dict[str, list[str]] = {}
         if not self.settings.monitor:
             targets = []
         elif step.hosts and self.fleet is not None:
@@ -237,9 +241,18 @@ class Executor:
                        if h.transport is not None]  # a BMC entry has no shell to sample
         else:
             targets = [(self.transport.host, self.transport, str(self.target.root))]
+            if step.on_ceph:
+                roles[self.transport.host] = ["client"]  # the controller drives the load
         runs = step.repeat.max if step.repeat else 1
-        return StepMonitors(targets, self._link_speeds,
-                            max_s=max(MONITOR_MIN_S, 2 * runs * step_timeout(step)))
+        max_s = max(MONITOR_MIN_S, 2 * runs * step_timeout(step))
+        watch = None
+        if self.settings.monitor and step.on_ceph and self.ceph is not None:
+            targets += storage_targets(self.fleet, {name for name, _, _ in targets})
+            watch = CephWatch(self.ceph.target, self.transport, max_s=max_s)
+        if self.fleet is not None:
+            roles.update({n: list(self.fleet[n].host.roles) for n, _, _ in targets
+                          if n in self.fleet.handles})
+        return StepMonitors(targets, self._link_speeds, max_s=max_s, roles=roles, ceph=watch)
 
     def _cluster_broke(self, result: StepResult) -> bool:
         """Before a Ceph step: a cluster gone HEALTH_ERR is not loaded any further; this

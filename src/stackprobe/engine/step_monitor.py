@@ -7,6 +7,11 @@ figures. Per host the step directory gets `monitor-<host>.json` (the per-second 
 docs/results-schema.md "Monitoring files") and `monitor-<host>.sadf.json` (sadf's own
 output, unchanged); results.json gets each host's summary, and the bottleneck hints are
 drawn from those summaries. Monitoring never fails a step: its problems are warnings.
+
+A Ceph step is watched wider (docs/ceph-monitoring.md): sadc also runs on every host of
+the hosts file with the `storage` role that offers a shell, each summary carries the
+host's roles (the report groups hosts by role), and Ceph's own view of the step is taken
+on the controller (ceph_watch.py) into the step's `ceph_view`.
 """
 
 from __future__ import annotations
@@ -16,14 +21,35 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stackprobe.analysis.bottleneck import hints
+from stackprobe.analysis.role_use import role_outliers
+from stackprobe.engine.ceph_watch import CephWatch
 from stackprobe.monitor.sampler import HostMonitor
 from stackprobe.monitor.summary import summarise, write_samples_json
+from stackprobe.spec.hosts import HostsFile, Reach
 from stackprobe.store.rundir import atomic_write
 from stackprobe.transport.base import Transport
+from stackprobe.transport.fleet import Fleet
 
 # a step shorter than sadc's interval has no sample: nothing went wrong, nothing to say
 TOO_SHORT = "no samples"
 SPEEDS_ARGV = ["sh", "-c", "grep -H . /sys/class/net/*/speed 2>/dev/null; true"]
+STORAGE = "storage"  # the hosts.yaml role watched during every Ceph step
+
+
+def storage_names(hosts: HostsFile, plan, monitor: bool) -> set[str]:
+    """The storage hosts a run must open although no step names them: those with a shell,
+    when some step loads Ceph and monitoring is on."""
+    if not monitor or not any(s.on_ceph for s in plan):
+        return set()
+    return {h.name for h in hosts.hosts if STORAGE in h.roles and h.reach is Reach.SHELL}
+
+
+def storage_targets(fleet: Fleet | None, taken: set[str]) -> list[tuple[str, Transport, str]]:
+    """The fleet's storage hosts not already among a step's monitored hosts."""
+    if fleet is None:
+        return []
+    return [(h.name, h.transport, h.scratch) for h in fleet.shells()
+            if STORAGE in h.host.roles and h.name not in taken and h.transport is not None]
 
 
 def parse_link_speeds(text: str) -> dict[str, float]:
@@ -50,6 +76,9 @@ class StepMonitors:
     link_speeds: dict[str, dict[str, float]]  # host -> nic -> Mb/s (cached by the executor)
     max_s: float | None = None  # sadc's own end, for a controller that dies without stopping it
     monitors: dict[str, HostMonitor] = field(default_factory=dict)
+    roles: dict[str, list[str]] = field(default_factory=dict)  # host -> its roles, in summaries
+    ceph: CephWatch | None = None  # a Ceph step: Ceph's own view, from the controller
+    ceph_view: dict | None = None  # what ceph gave, once stopped
 
     def start(self) -> None:
         for host, transport, directory in self.targets:
@@ -59,9 +88,18 @@ class StepMonitors:
             m = HostMonitor(max_s=self.max_s)
             m.start(transport, directory)
             self.monitors[host] = m
+        if self.ceph is not None:
+            self.ceph.start()
 
     def stop(self, step_dir: Path) -> tuple[dict, list[str], list[str]]:
-        """{host: {file, raw, interval_s, summary}}, hints, problems."""
+        """{host: {file, raw, interval_s, summary}}, hints, problems; ceph_view set."""
+        out, found, problems = self._stop_hosts(step_dir)
+        if self.ceph is not None:
+            self.ceph_view, more, trouble = self.ceph.stop(step_dir)
+            found, problems = found + more, problems + trouble
+        return out, found, problems
+
+    def _stop_hosts(self, step_dir: Path) -> tuple[dict, list[str], list[str]]:
         if not self.monitors:
             return {}, [], []
         with ThreadPoolExecutor(max_workers=min(32, len(self.monitors))) as pool:
@@ -77,7 +115,9 @@ class StepMonitors:
                 continue
             atomic_write(step_dir / f"monitor-{host}.json", write_samples_json(res.series))
             summary = summarise(res.series, self.link_speeds.get(host))
+            if host in self.roles:
+                summary["roles"] = list(self.roles[host])
             summaries[host] = summary
             out[host] = {"file": f"monitor-{host}.json", "raw": f"monitor-{host}.sadf.json",
                          "interval_s": res.series.interval_s, "summary": summary}
-        return out, hints(summaries), problems
+        return out, hints(summaries) + role_outliers(summaries), problems

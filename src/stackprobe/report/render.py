@@ -15,6 +15,8 @@ from stackprobe.report.host_tables import host_tables
 from stackprobe.report.inventory_lines import ceph_lines, inventory_lines
 from stackprobe.report.kind_tables import kind_tables
 from stackprobe.report.ladder_tables import ladder_dicts, ladder_table
+from stackprobe.report.osd_tables import osd_tables
+from stackprobe.report.role_tables import role_tables
 from stackprobe.report.slo_tables import slo_tables
 from stackprobe.report.sweep_tables import sweep_tables
 from stackprobe.report.table import Row, summary_rows
@@ -71,8 +73,9 @@ def extra_tables(results: RunResults) -> list[TextTable]:
     """The tables after the summary: first the ladder (each upper rung against the ceiling
     its lower rungs allow), then the rest in the ladder's order of what they are about."""
     ladder = ladder_table(results)
-    return ([ladder] if ladder else []) + host_tables(results) + kind_tables(results) + \
-        slo_tables(results) + sweep_tables(results) + io500_tables(results)
+    return ([ladder] if ladder else []) + host_tables(results) + role_tables(results) + \
+        osd_tables(results) + kind_tables(results) + slo_tables(results) + \
+        sweep_tables(results) + io500_tables(results)
 
 
 def inventories(results: RunResults) -> list[InventoryRecord]:

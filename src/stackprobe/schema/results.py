@@ -124,6 +124,9 @@ class StepResult(_Model):
     hints: list[str] = Field(default_factory=list)  # where the limit was: 'vda 98% busy', ...
     # over-time verdict of the tool's per-second series: {cov, dips, stalls, verdict, ...}
     stability: dict[str, Any] | None = None
+    # a Ceph step: Ceph's own view of it (per-OSD counter deltas, osd perf, pool rates,
+    # health before/during/after; engine/ceph_watch.py, docs/results-schema.md)
+    ceph_view: dict[str, Any] | None = None
 
 
 class RunInfo(_Model):
