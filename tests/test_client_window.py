@@ -59,7 +59,7 @@ def _client(host, start, iops, bw=None):
 def test_all_clients_record_and_a_slow_client_named():
     clients = [_client("h1", 10.0, [100] * 4), _client("h2", 10.0, [100] * 4),
                _client("h3", 10.0, [20] * 4)]
-    phase = all_clients("write", "rados bench write", clients, groupid=0)
+    phase = all_clients(("write",), "rados bench write", clients, groupid=0)
     merged = phase.records[-1]
     assert merged.host == FLEET_HOST and merged.write.iops == pytest.approx(220)
     # the mean from the window's seconds (10 ms each), the max the clients' max
@@ -72,7 +72,7 @@ def test_all_clients_record_and_a_slow_client_named():
 def test_late_start_is_a_warning():
     clients = [_client("h1", 10.0, [100] * 4), _client("h2", 11.5, [100] * 4),
                _client("h3", 10.0, [100] * 4)]
-    phase = all_clients("write", "rados bench write", clients, groupid=0)
+    phase = all_clients(("write",), "rados bench write", clients, groupid=0)
     assert phase.skew_s == 1.5 and any("1.50 s apart" in w for w in phase.warnings)
 
 

@@ -27,7 +27,12 @@ from stackprobe.engine.preflight import (
 from stackprobe.engine.step_monitor import storage_names
 from stackprobe.engine.tools import by_name
 from stackprobe.errors import UserError
-from stackprobe.kinds.ceph.session import CephSession, cephfs_bytes_for, image_bytes_for
+from stackprobe.kinds.ceph.session import (
+    CephSession,
+    cephfs_bytes_for,
+    image_bytes_for,
+    images_for,
+)
 from stackprobe.kinds.ceph.target import resolve_target
 from stackprobe.kinds.context import TargetInfo
 from stackprobe.schema.results import RunResults
@@ -164,7 +169,7 @@ def _ceph_session(plan, opts: CephOptions, transport: Transport, run_id: str,
     session = CephSession(target, settings, transport, run_id, Path("."),
                           image_bytes=image_bytes_for(plan, settings))
     warnings.extend(session.preflight(opts.force))
-    session.cluster_space_check(session.image_bytes + cephfs_bytes_for(plan))
+    session.cluster_space_check(session.image_bytes * images_for(plan) + cephfs_bytes_for(plan))
     return session
 
 

@@ -23,7 +23,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from stackprobe.analysis.client_window import ClientRun, common_window, window_figures
+from stackprobe.analysis.client_window import (
+    ClientRun,
+    WindowFigures,
+    common_window,
+    window_figures,
+)
 from stackprobe.analysis.consistency import judge
 from stackprobe.kinds.ceph.clients import CephClient
 from stackprobe.kinds.context import StepContext
@@ -98,47 +103,56 @@ class Phase:
     spread: dict | None  # the clients compared (analysis/consistency), as stored
 
 
-def all_clients(direction: str, label: str, clients: Sequence[tuple[IoRecord, float | None]],
-                groupid: int | None) -> Phase:
-    """The all-clients record of one phase from each client's record and start time."""
+def all_clients(directions: tuple[str, ...], label: str,
+                clients: Sequence[tuple[IoRecord, float | None]], groupid: int | None) -> Phase:
+    """The all-clients record of one phase from each client's record and start time.
+    Over the common window when the phase has one direction (a series of a mixed load
+    does not split its seconds by direction); else each client's own run, summed."""
     recs = [r for r, _ in clients]
     starts = [s for _, s in clients if s is not None]
     skew = max(starts) - min(starts) if len(starts) == len(clients) and starts else None
     runs = [ClientRun(r.host or "?", s, r.series or []) for r, s in clients if s is not None]
-    window = common_window(runs) if len(runs) == len(clients) else None
+    window = (common_window(runs) if len(runs) == len(clients) and len(directions) == 1
+              else None)
     figures = window_figures(runs, window) if window is not None else None
-    warnings = []
-    own = [getattr(r, direction) for r in recs]
-    lat_max = max((s.lat_ns.get("max", 0.0) for s in own), default=0.0)
-    if figures is not None:
-        stats = IoStats(iops=figures.iops, bw_bytes=figures.bw_bytes,
-                        total_ios=round(figures.ios), runtime_ms=figures.seconds * 1000,
-                        lat_ns={k: v for k, v in (("mean", figures.lat_mean_ns),
-                                                  ("max", lat_max or None)) if v is not None})
-    else:
-        warnings.append(f"{label}: no window in which every client reported each second; "
-                        "the all-clients figures are the sums of each client's own run")
-        total = sum(s.total_ios or 0 for s in own)
-        lat = (sum((s.lat_ns.get("mean") or 0.0) * (s.total_ios or 0) for s in own) / total
-               if total and all("mean" in s.lat_ns for s in own) else None)
-        stats = IoStats(iops=sum(s.iops for s in own), bw_bytes=sum(s.bw_bytes for s in own),
-                        total_ios=total, runtime_ms=max((s.runtime_ms or 0) for s in own),
-                        lat_ns={k: v for k, v in (("mean", lat), ("max", lat_max or None))
-                                if v is not None})
     merged = IoRecord(tool=recs[0].tool, tool_version=recs[0].tool_version,
                       source_format="merged", job=f"{label} ({len(recs)} clients)",
                       host=FLEET_HOST, groupid=groupid, jobs=len(recs),
                       workload=dict(recs[0].workload))
-    setattr(merged, direction, stats)
+    warnings = []
+    if figures is None and len(directions) == 1:
+        warnings.append(f"{label}: no window in which every client reported each second; "
+                        "the all-clients figures are the sums of each client's own run")
+    for d in directions:
+        setattr(merged, d, _merged_stats([getattr(r, d) for r in recs], figures))
     if skew is not None and skew > SKEW_GOAL_S:
         warnings.append(f"{label}: clients started {skew:.2f} s apart (goal: under "
                         f"{SKEW_GOAL_S:g} s)")
-    verdict = judge({r.host or "?": getattr(r, direction).bw_bytes for r in recs},
-                    metric=f"{label} bandwidth", unit="B/s", fmt=fmt_bw)
+    verdict = judge({r.host or "?": sum(getattr(r, d).bw_bytes for d in directions)
+                     for r in recs}, metric=f"{label} bandwidth", unit="B/s", fmt=fmt_bw)
     if verdict is not None:
         warnings += [f"client {s}" for s in verdict.sentences()]
     return Phase([*recs, merged], skew, window.seconds if window else None, warnings,
                  verdict.as_dict() if verdict is not None else None)
+
+
+def _merged_stats(own: list[IoStats], figures: WindowFigures | None) -> IoStats:
+    """Rates over the window (or summed), mean latency I/O-weighted, max the clients' max."""
+    lat_max = max((s.lat_ns.get("max", 0.0) for s in own), default=0.0) or None
+    if figures is not None:
+        return IoStats(iops=figures.iops, bw_bytes=figures.bw_bytes,
+                       total_ios=round(figures.ios), runtime_ms=figures.seconds * 1000,
+                       lat_ns=_present(mean=figures.lat_mean_ns, max=lat_max))
+    total = sum(s.total_ios or 0 for s in own)
+    lat = (sum((s.lat_ns.get("mean") or 0.0) * (s.total_ios or 0) for s in own) / total
+           if total and all("mean" in s.lat_ns for s in own) else None)
+    return IoStats(iops=sum(s.iops for s in own), bw_bytes=sum(s.bw_bytes for s in own),
+                   total_ios=total, runtime_ms=max((s.runtime_ms or 0) for s in own),
+                   lat_ns=_present(mean=lat, max=lat_max))
+
+
+def _present(**values: float | None) -> dict[str, float]:
+    return {k: v for k, v in values.items() if v is not None}
 
 
 def findings_of(phases: dict[str, Phase]) -> dict:

@@ -59,7 +59,7 @@ def run_fleet(ctx: StepContext, modes: list[str], max_objects: int | None) -> St
             records += [rec for rec, _ in clients]
             return StepOutcome("failed", records, "; ".join(failed), warnings)
         direction = "write" if mode == "write" else "read"
-        phase: Phase = all_clients(direction, f"rados bench {mode}", clients, groupid)
+        phase: Phase = all_clients((direction,), f"rados bench {mode}", clients, groupid)
         phase.records[-1].workload["mode"] = mode
         records += phase.records
         warnings += phase.warnings

@@ -1,12 +1,14 @@
-"""The `rbd_bench` kind: librbd's own load generator on the run's (filled) image."""
+"""The `rbd_bench` kind: librbd's own load generator on the run's (filled) image; with
+`hosts:` on every client host at once, each on its own image (rbd_bench_fleet.py)."""
 
 from __future__ import annotations
 
 from typing import Literal
 
 from stackprobe.kinds.ceph.common import CEPH, CEPH_CLI_S, CLUSTER_BYTES_PER_S, CLUSTER_IOPS, RBD
+from stackprobe.kinds.ceph.rbd_bench_fleet import prepare_fleet, run_fleet
 from stackprobe.kinds.context import StepContext, StepOutcome, failure_message
-from stackprobe.kinds.contract import CephNeeds, ClusterIo, Kind
+from stackprobe.kinds.contract import CephNeeds, ClusterIo, HostMode, Kind
 from stackprobe.parsers.ceph.rbd_bench import parse_rbd_bench
 from stackprobe.schema.records import IoRecord
 from stackprobe.spec.fields import Counts, Percent, Size, Sizes
@@ -40,9 +42,13 @@ def rbd_bench_argv(cli: list[str], image: str, spec: RbdBenchStep) -> list[str]:
 class RbdBenchRunner:
     def prepare(self, ctx: StepContext) -> None:
         assert ctx.ceph is not None, "rbd bench needs the run's Ceph session"
+        if ctx.fleet is not None:
+            return prepare_fleet(ctx)
         ctx.ceph.rbd_image(ctx.execute)
 
     def run(self, ctx: StepContext) -> StepOutcome:
+        if ctx.fleet is not None:
+            return run_fleet(ctx, lambda cli, image: rbd_bench_argv(cli, image, ctx.step.spec))
         assert ctx.ceph is not None and ctx.ceph.image is not None
         argv = rbd_bench_argv(ctx.ceph.target.cli(), ctx.ceph.image, ctx.step.spec)
         result = ctx.execute("rbd-bench", argv)
@@ -66,6 +72,7 @@ class RbdBench(Kind):
     spec = RbdBenchStep
     layer = "cluster"
     family = "ceph"
+    hosts = HostMode.FLEET
     sweeps = ("io_type", "io_pattern", "io_size", "io_threads")
     tools = (CEPH, RBD)
     records = (IoRecord,)
@@ -84,6 +91,12 @@ class RbdBench(Kind):
 
     def ceph(self, spec):
         return CephNeeds(image_bytes=0)  # the configured image size
+
+    def needs(self, spec):
+        return ("rbd",)
+
+    def controller_needs(self, spec):
+        return ("ceph", "rbd")  # the run's pool; the clients' images made and removed
 
     def workload_text(self, params):
         text = f"{params['io_pattern']} {params['io_size']}, {params['io_threads']} threads"

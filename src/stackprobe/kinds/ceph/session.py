@@ -271,6 +271,14 @@ def cephfs_bytes_for(plan) -> int:
     return max((s.ceph.cephfs_bytes for s in plan if s.ceph is not None), default=0)
 
 
+def images_for(plan) -> int:
+    """How many images of that size the run makes: the run's own (steps on this machine)
+    and one per client host of a step on hosts."""
+    steps = [s for s in plan if s.ceph is not None and s.ceph.image_bytes is not None]
+    own = any(not s.hosts for s in steps)
+    return int(own) + max((len(s.hosts) for s in steps if s.hosts), default=0)
+
+
 def image_bytes_for(plan, settings: CephSettings) -> int:
     """The image must hold the largest region a step uses (fio on rbd: its `size`); at
     least the configured size; 0 when no step needs an image."""
