@@ -15,7 +15,8 @@ One record type per kind of figure, told apart by `type`:
 - `ior`: one IOR access (write or read) of one IOR test, with its summary and iterations;
 - `mdtest`: one mdtest operation row (file creation, directory stat, tree removal, ...);
 - `io500`: an IO500 run (or an io500-like one): its phases, the score it reported and the
-  score recomputed with the official formula.
+  score recomputed with the official formula;
+- `ceph_review`: one finding of the Ceph configuration review, with its evidence and source.
 
 Latency dicts (`clat_ns`, `lat_ns`, `slat_ns`) are flat: mean/min/max/stddev plus the
 percentiles the tool reported, keyed by `percentile_key` ("p50", "p99.9", ...).
@@ -397,9 +398,23 @@ class Io500Record(_Record):
     host: str | None = None
 
 
+class CephReviewRecord(_Record):
+    """One finding of the Ceph configuration review (analysis/ceph_review/): the rule, how
+    bad, about what, the values behind it (command, field, value) and the docs section."""
+
+    type: Literal["ceph_review"] = "ceph_review"
+    rule: str
+    severity: Literal["fail", "warn", "info"]
+    subject: str
+    message: str
+    evidence: list[dict[str, str]] = Field(default_factory=list)
+    doc_title: str
+    doc_url: str
+
+
 Record = Annotated[
     Union[IoRecord, OpsRecord, MemBwRecord, NetRecord, InventoryRecord, OsdBenchRecord,
           CephInventoryRecord, SloRecord, CpuRecord, PingRecord, IorRecord, MdtestRecord,
-          Io500Record],
+          Io500Record, CephReviewRecord],
     Field(discriminator="type"),
 ]
