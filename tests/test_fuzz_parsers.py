@@ -57,8 +57,12 @@ from stackprobe.analysis.io500_score import recompute
 from stackprobe.ingest.detect import detect
 from stackprobe.parsers.ceph.ceph_inventory import erasure_profiles_in_use, parse_ceph_inventory
 from stackprobe.parsers.ceph.ceph_status import CephStatus, parse_ceph_status
+from stackprobe.parsers.ceph.health_detail import HealthDetail, parse_health_detail
 from stackprobe.parsers.ceph.osd_bench import parse_osd_bench
 from stackprobe.parsers.ceph.osd_metadata import OsdDevice, parse_osd_metadata
+from stackprobe.parsers.ceph.osd_perf import OsdPerf, parse_osd_perf
+from stackprobe.parsers.ceph.perf_dump import OsdCounters, parse_osd_ids, parse_perf_dump
+from stackprobe.parsers.ceph.pool_stats import PoolIo, parse_pool_stats
 from stackprobe.parsers.ceph.rados_bench import parse_rados_bench
 from stackprobe.parsers.ceph.rados_load_gen import parse_rados_load_gen, parse_times
 from stackprobe.parsers.ceph.rbd_bench import parse_rbd_bench
@@ -222,6 +226,13 @@ TARGETS: dict[str, Target] = {
                              CephInventoryRecord, _files("recorded/ceph/ceph-*.json")),
     "ceph_pools_profiles": Target(erasure_profiles_in_use, str,
                                   _files("recorded/ceph/ceph-16.2.15_osd-pool-ls-detail.json")),
+    "ceph_osd_perf": Target(parse_osd_perf, OsdPerf, _files("ceph_view/osd-perf-*.json")),
+    "ceph_pool_stats": Target(parse_pool_stats, PoolIo, _files("ceph_view/pool-stats-*.json")),
+    "ceph_perf_dump": Target(parse_perf_dump, OsdCounters,
+                             _files("ceph_view/normal/*.json", "ceph_view/slow-osd1/*after*.json")),
+    "ceph_osd_ids": Target(parse_osd_ids, int, _files("ceph_view/osd-ls.json")),
+    "ceph_health_detail": Target(parse_health_detail, HealthDetail,
+                                 _files("ceph_view/health-detail-*.json")),
     "sadf_json": Target(parse_sadf_json, MonitorSeries,
                         _files("recorded/sysstat/*.json", "recorded/sysstat/*.stdout")),
     "ior_text": Target(parse_ior, IorRecord,
