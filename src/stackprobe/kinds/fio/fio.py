@@ -4,7 +4,8 @@ fio runs in the step's work directory with `--output-format=json+` (the full lat
 histogram, for exact merged percentiles), and its JSON on stdout is kept as fio.stdout.
 A user's job file may refer to ${STACKPROBE_DIR}, the step's scratch directory on the
 target (fio expands environment variables in job files); relative paths land there too.
-With `hosts:` the step is driven from all of them at once (kinds/fio/fio_fleet.py).
+With `hosts:` the step is driven from all of them at once (kinds/fio/fio_fleet.py; on RBD
+or CephFS each client on its own image or directory: kinds/fio/fio_ceph_fleet.py).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from stackprobe.kinds.context import (
 )
 from stackprobe.kinds.contract import ClusterIo, HostMode, Kind
 from stackprobe.kinds.fio.common import FIO, FIO_DEFAULTS, fio_seconds, job_file_seconds, size_bytes
+from stackprobe.kinds.fio.fio_ceph_fleet import FioCephFleet
 from stackprobe.kinds.fio.fio_fleet import FioFleet
 from stackprobe.kinds.fio.fio_job import build_job
 from stackprobe.kinds.fio.params import (
@@ -151,11 +153,15 @@ def _direct_ok(ctx: StepContext) -> bool:
 
 class FioRunner:
     def __init__(self) -> None:
-        self.fleet = FioFleet()  # the same step driven from several hosts (--hosts)
+        self.local_fleet = FioFleet()  # the same step driven from several hosts (--hosts)
+        self.ceph_fleet = FioCephFleet()  # ... on RBD or CephFS, each client on its own
+
+    def _fleet(self, ctx: StepContext):
+        return self.ceph_fleet if ctx.step.spec.target in ("rbd", "cephfs") else self.local_fleet
 
     def prepare(self, ctx: StepContext) -> None:
         if ctx.fleet is not None:
-            return self.fleet.prepare(ctx)
+            return self._fleet(ctx).prepare(ctx)
         spec: FioStep = ctx.step.spec
         ctx.work_dir.mkdir(parents=True, exist_ok=True)  # for rbd: fio's cwd, its logs
         if spec.job_file is not None:
@@ -178,7 +184,7 @@ class FioRunner:
 
     def run(self, ctx: StepContext) -> StepOutcome:
         if ctx.fleet is not None:
-            return self.fleet.run(ctx)
+            return self._fleet(ctx).run(ctx)
         spec: FioStep = ctx.step.spec
         job = Path(spec.job_file) if spec.job_file is not None else _runnable_job(ctx)
         env = ctx.ceph.env() if ctx.ceph is not None and spec.target == "rbd" else None
@@ -196,7 +202,7 @@ class FioRunner:
 
     def cleanup(self, ctx: StepContext) -> None:
         if ctx.fleet is not None:
-            return self.fleet.cleanup(ctx)
+            return self._fleet(ctx).cleanup(ctx)
         remove_work_dir(ctx)
 
     @staticmethod
@@ -294,6 +300,8 @@ class Fio(Kind):
         return ("fio", *target_needs(spec.target))
 
     def controller_needs(self, spec):
+        if spec.target in ("rbd", "cephfs"):  # the run's pool and the clients' images
+            return target_needs(spec.target)[:1] + (("rbd",) if spec.target == "rbd" else ())
         return ("fio",)  # `fio --client` drives the fleet from here
 
     def ceph(self, spec: FioStep):
