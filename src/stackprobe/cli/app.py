@@ -16,6 +16,7 @@ import typer
 from stackprobe import __version__
 from stackprobe.cli import (
     baseline_cmd,
+    ceph_cmd,
     compare_cmd,
     doctor_cmd,
     export_cmd,
@@ -55,6 +56,7 @@ app.command("export")(export_cmd.export)
 app.command("verdict")(verdict_cmd.verdict)
 app.add_typer(lab_cmd.lab_app, name="lab")
 app.add_typer(baseline_cmd.baseline_app, name="baseline")
+app.add_typer(ceph_cmd.ceph_app, name="ceph")
 
 
 @app.callback(invoke_without_command=True)
