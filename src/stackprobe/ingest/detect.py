@@ -10,6 +10,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from stackprobe.parsers.ceph.bench_files import (
+    ingest_osd_bench,
+    ingest_rados_bench,
+    ingest_rbd_bench,
+    looks_like_osd_bench,
+    looks_like_rados_bench,
+    looks_like_rbd_bench,
+)
 from stackprobe.parsers.fio.fio_json import json_documents, parse_fio_json
 from stackprobe.parsers.fio.fio_normal import parse_fio_normal
 from stackprobe.parsers.fio.fio_terse import parse_fio_terse
@@ -39,6 +47,9 @@ def detect(text: str) -> Format:
         return Format("iperf3 json", _iperf3)
     if any("jobs" in d or "client_stats" in d for d in docs):
         return Format("fio json", parse_fio_json)
+    ceph = _ceph_format(text)
+    if ceph is not None:
+        return ceph
     hpc = _hpc_format(text)
     if hpc is not None:
         return hpc
@@ -48,7 +59,8 @@ def detect(text: str) -> Format:
         return Format("fio normal", parse_fio_normal)
     raise ValueError(
         "unknown format (looked for fio json/json+/terse/normal output, iperf3 -J, IOR and "
-        "mdtest output, IO500 result files)"
+        "mdtest output, IO500 result files, rados bench, rbd bench and ceph tell osd bench "
+        "output)"
     )
 
 
@@ -57,6 +69,18 @@ def _io500(text: str) -> list:
     from stackprobe.analysis.io500_score import recompute
 
     return [recompute(r) for r in parse_io500(text)]
+
+
+def _ceph_format(text: str) -> Format | None:
+    """rados bench first: its JSON cannot be an osd bench's, and rbd bench never prints
+    its table header."""
+    if looks_like_rados_bench(text):
+        return Format("rados bench", ingest_rados_bench)
+    if looks_like_rbd_bench(text):
+        return Format("rbd bench", ingest_rbd_bench)
+    if looks_like_osd_bench(text):
+        return Format("ceph osd bench", ingest_osd_bench)
+    return None
 
 
 def _hpc_format(text: str) -> Format | None:
