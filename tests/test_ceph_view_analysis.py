@@ -169,3 +169,12 @@ def test_role_means_peaks_and_the_storage_host_that_stands_out():
                                 "storage hosts"]
     said = hints(s)
     assert "s2 (storage): nvme0n1 97% busy — the device is the limit" in said
+
+
+def test_one_osd_perf_tick_is_no_slow_osd():
+    """osd perf counts whole ms: 1 ms against 0.5 ms is 2x the median, and one tick."""
+    ticks = [[OsdPerf(0, 0.0, 0.0), OsdPerf(1, 1e6, 1e6), OsdPerf(2, 0.0, 0.0)],
+             [OsdPerf(0, 1e6, 1e6), OsdPerf(1, 1e6, 1e6), OsdPerf(2, 1e6, 1e6)]]
+    view = osd_view({}, {}, ticks)
+    assert view["medians"]["perf_commit_mean_ns"] == 0.5e6
+    assert all(f["flags"] == [] for f in view["osds"].values())

@@ -19,8 +19,8 @@ Every figure is judged against the other OSDs' with the node-consistency rule
 latencies under load vary more than bandwidths (unthrottled, the same lab's replica write
 latencies were 96, 140 and 91 ms, 1.45x the median). An OSD is flagged for a figure when it
 is more than 50% above the median and an outlier by the robust z-score, or more than twice
-the median whatever the others do; a mean over fewer than MIN_OPS operations is shown but
-not judged.
+the median whatever the others do — and at least MIN_EXCESS_NS above it; a mean over
+fewer than MIN_OPS operations is shown but not judged.
 """
 
 from __future__ import annotations
@@ -37,6 +37,11 @@ from stackprobe.units import fmt_ns
 MIN_OPS = 10
 MIN_DEVIATION = 0.5
 HARD_DEVIATION = 1.0
+# and at least this far above the median, in ns: `osd perf` counts whole milliseconds
+# (1 ms against a median of 0.5 ms is one tick, not a slow OSD — seen on the lab with 4K
+# writes); the counters' means are finer
+MIN_EXCESS_NS = {"perf_commit_mean_ns": 2e6}
+DEFAULT_MIN_EXCESS_NS = 1e5
 # figure -> (latency counter of perf dump, words)
 MEANS = {
     "op_lat_mean_ns": ("op_latency", "client op latency"),
@@ -138,8 +143,10 @@ def flag_outliers(osds: dict[str, dict[str, Any]]) -> dict[str, float]:
         if verdict is None:
             continue
         medians[key] = verdict.median
+        floor = MIN_EXCESS_NS.get(key, DEFAULT_MIN_EXCESS_NS)
         for fig in verdict.flagged():
-            osds[fig.node]["flags"].append(key)
+            if fig.value - verdict.median >= floor:
+                osds[fig.node]["flags"].append(key)
     return medians
 
 

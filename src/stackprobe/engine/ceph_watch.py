@@ -76,6 +76,8 @@ class CephWatch:
         if not res.ok:
             err = [x.strip() for x in res.stderr.splitlines() if x.strip()]
             line["stderr"] = err[-1] if err else ("timed out" if res.timed_out else "")
+        if res.interrupted:  # Ctrl-C reached it: no problem of the cluster's
+            line["interrupted"] = True
         with self._lock:
             self.lines[key].append(line)
 
@@ -161,7 +163,7 @@ class CephWatch:
         failed: dict[str, int] = {}
         for key, lines in self.lines.items():
             for line in lines:
-                if line["rc"] != 0:
+                if line["rc"] != 0 and not line.get("interrupted"):
                     failed[key] = failed.get(key, 0) + 1
         out = [f"Ceph view: {p}" for p in dict.fromkeys(self.problems)]
         out += [f"Ceph view: {n} `{' '.join(SAMPLED.get(k, ('perf', 'dump')))}` command(s) "

@@ -102,6 +102,8 @@ class StepMonitors:
     def _stop_hosts(self, step_dir: Path) -> tuple[dict, list[str], list[str]]:
         if not self.monitors:
             return {}, [], []
+        for _, transport, _ in self.targets:  # a storage host no runner cleared after Ctrl-C
+            transport.clear_interrupt()
         with ThreadPoolExecutor(max_workers=min(32, len(self.monitors))) as pool:
             results = dict(zip(self.monitors, pool.map(lambda m: m.stop(), self.monitors.values()),
                                strict=True))
