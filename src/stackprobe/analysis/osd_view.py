@@ -78,7 +78,7 @@ def counter_delta(before: OsdCounters, after: OsdCounters) -> dict[str, Any] | N
         n, total = a.count - b.count, a.sum_s - b.sum_s
         if n < 0 or total < -1e-9:
             return None
-        out[key] = total / n * 1e9 if n else None
+        out[key] = round(total / n * 1e9, 1) if n else None
         out[key.replace("_mean_ns", "_n")] = n
     return out
 
@@ -89,9 +89,9 @@ def perf_samples(samples: Sequence[Sequence[OsdPerf]]) -> dict[int, dict[str, fl
     for sample in samples:
         for p in sample:
             by_osd.setdefault(p.osd, []).append(p)
-    return {osd: {"perf_commit_mean_ns": statistics.fmean(p.commit_ns for p in ps),
+    return {osd: {"perf_commit_mean_ns": round(statistics.fmean(p.commit_ns for p in ps), 1),
                   "perf_commit_max_ns": max(p.commit_ns for p in ps),
-                  "perf_apply_mean_ns": statistics.fmean(p.apply_ns for p in ps),
+                  "perf_apply_mean_ns": round(statistics.fmean(p.apply_ns for p in ps), 1),
                   "perf_apply_max_ns": max(p.apply_ns for p in ps),
                   "perf_samples": len(ps)}
             for osd, ps in sorted(by_osd.items())}
