@@ -63,6 +63,7 @@ class _Figure:
     bw_bytes: float
 
 
+PER_OSD_S = 1.5  # the guard's probes, filefrag and fio's start, per OSD (1.3 s on the lab)
 MIN_JUDGED_BYTES = 16 * 1024**2  # a shorter read is over in milliseconds: too noisy to judge
 
 
@@ -249,7 +250,7 @@ class OsdRead(Kind):
         return "iops" if spec.rw == "randread" else "bw"
 
     def estimate_s(self, spec: OsdReadStep, hosts):
-        return CEPH_CLI_S + ASSUMED_OSDS * (spec.runtime.seconds + 1.0)
+        return CEPH_CLI_S + ASSUMED_OSDS * (spec.runtime.seconds + PER_OSD_S)
 
     def needs(self, spec):
         return ("fio", "filefrag") if spec.hosts else ("ceph", "fio", "filefrag")
