@@ -259,3 +259,22 @@ def test_the_step_plans_with_read_modes_only():
         OsdReadStep(kind="osd_read", rw="write")
     spec = OsdReadStep(kind="osd_read")
     assert KIND.estimate_s(spec, 1) < 15 and KIND.headline(spec) == "bw"
+
+
+def test_an_osd_host_is_reached_by_its_hosts_entry_or_is_this_machine():
+    from types import SimpleNamespace
+
+    from stackprobe.kinds.ceph.osd_read import reach
+    from stackprobe.spec.hosts import Host
+
+    here, s1, s2 = LocalTransport("ctl"), LocalTransport("s1"), LocalTransport("s2")
+    handles = [SimpleNamespace(name="s1", transport=s1, host=Host(name="s1", address="10.99.0.11")),
+               SimpleNamespace(name="s2", transport=s2, host=Host(name="s2", address="osd-b"))]
+    fleet = SimpleNamespace(select=lambda names: [h for h in handles if h.name in names])
+    ctx = SimpleNamespace(fleet=fleet, step=SimpleNamespace(hosts=["s1", "s2"]), transport=here)
+    assert reach(ctx, "s1.example.org") == (s1, "s1")  # by name, short or full
+    assert reach(ctx, "osd-b") == (s2, "s2")  # by address
+    assert reach(ctx, "ctl") == (here, "ctl")  # this machine
+    assert reach(ctx, "s3") is None and reach(ctx, None) is None
+    ctx.step.hosts = ["s1"]  # only the step's hosts
+    assert reach(ctx, "osd-b") is None
