@@ -4,14 +4,13 @@ its summary row and table, and it asks the Ceph session for nothing to create.""
 
 from __future__ import annotations
 
-from test_ceph_review_rules import CHANGED, LAB, REAL
-
 from stackprobe.analysis.ceph_review.registry import RULES, review
 from stackprobe.kinds.ceph.ceph_review import KIND, CephReviewStep
 from stackprobe.kinds.ceph.ceph_review_view import KEY, summary, to_record
 from stackprobe.kinds.registry import checks
 from stackprobe.parsers.ceph.review_sources import parse_cluster_config
 from stackprobe.schema.results import StepResult
+from test_ceph_review_rules import CHANGED, LAB, REAL
 
 
 def step_of(outs: dict[str, str]) -> StepResult:
