@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 
@@ -111,3 +112,27 @@ def test_every_osd_is_read_and_nothing_is_written(ceph_lab, user_pool, tmp_path)
     (term,) = [t for t in seq[0].terms if t.layer == "OSD devices"]
     assert term.value > 0 and "3 OSDs" in term.text and len(term.inputs) == 3
     assert not [m for m in seq[0].missing if "OSD read rate" in m]
+
+
+def test_osds_are_reached_through_the_hosts_file(ceph_lab, tmp_path):
+    """`hosts:` on the step: the OSDs' host (Ceph's hostname) is the hosts file's entry whose
+    address it is — here a local entry under another name, so the records say that name."""
+    host = "storage-a"
+    (tmp_path / "hosts.yaml").write_text(
+        f"hosts:\n  - name: {host}\n    address: {socket.gethostname()}\n    access: local\n"
+        "    roles: [storage]\n")
+    (tmp_path / "s.yaml").write_text("name: osd-read-hosts\nsteps:\n"
+                                     "  - kind: osd_read\n    hosts: storage\n    size: 16M\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "stackprobe", "run", "s.yaml", "--ceph-conf", str(ceph_lab.conf),
+         "--hosts", "hosts.yaml", "--out", str(tmp_path / "runs")],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (run_dir,) = (tmp_path / "runs").glob("*-osd-read-hosts")
+    results = RunResults.model_validate_json((run_dir / "results.json").read_text())
+    (step,) = [s for s in results.steps if s.kind == "osd_read"]
+    assert step.status == "ok" and step.hosts == [host]
+    osds = step.findings["osd_read"]["osds"]
+    assert sorted(o["osd"] for o in osds) == [0, 1, 2] and {o["host"] for o in osds} == {host}
+    assert all(o["bw_bytes"] > 0 and o["range_bytes"] <= 16 * 2**20 for o in osds)
+    assert {c.host for c in step.commands if c.argv[0] == "fio"} == {host}
