@@ -126,6 +126,16 @@ def test_osd_star_bench_names_each_osd(tmp_path):
     assert [r.bw_bytes for r in recs] == [json.loads(p.read_text())["bytes_per_sec"] for p in OSD]
 
 
+@pytest.mark.parametrize("path", sorted(RECORDED.glob("ceph-*tell-osd-star-bench*")),
+                         ids=lambda p: p.name)
+def test_ceph_tell_osd_star_bench_as_recorded(path):
+    text = path.read_text()
+    printed = {int(m[1]): float(m[2]) for m in re.finditer(
+        r'^osd\.(\d+):\s*\{[^}]*?"bytes_per_sec":\s*([\d.]+)', text, re.MULTILINE)}
+    recs = ingest_file(path).records
+    assert len(printed) == 3 and {r.osd: r.bw_bytes for r in recs} == printed
+
+
 def test_detection_reads_content_not_names(tmp_path):
     misnamed = tmp_path / "fio-results.json"
     misnamed.write_text((RECORDED / "rados-bench-16.2.15_seq_4M_t16_3s_text.txt").read_text())
