@@ -10,11 +10,18 @@ the rest is read, so one bad output costs only the rules that need it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from stackprobe.parsers.bad_input import describe
 from stackprobe.parsers.ceph.ceph_status import parse_ceph_status
-from stackprobe.parsers.ceph.cluster_config import COMMANDS, CONFIG_SHOW, EC_PROFILE, ClusterConfig
+from stackprobe.parsers.ceph.cluster_config import (
+    COMMANDS,
+    CONFIG_SHOW,
+    EC_PROFILE,
+    ClusterConfig,
+    Daemon,
+)
 from stackprobe.parsers.ceph.review_daemons import (
     parse_config_dump,
     parse_config_show,
@@ -91,10 +98,8 @@ def _read(config: ClusterConfig, source: str, stdout: str) -> None:
         setattr(config, name, parse(stdout))
 
 
-def _merge_mons(config: ClusterConfig, found: list) -> None:
+def _merge_mons(config: ClusterConfig, found: list[Daemon]) -> None:
     """mon metadata gives hosts; mon dump gave addresses: one Daemon per mon with both."""
-    from dataclasses import replace
-
     by_name = {m.name: m for m in config.mons}
     for m in found:
         known = by_name.get(m.name)
