@@ -268,8 +268,9 @@ class OsdRead(Kind):
         return OsdReadRunner()
 
     def rows(self, step):
+        how = f"{step.params.get('bs', '')} {step.params.get('rw', 'read')}".strip()
         return record_rows(step, self.workload_text(step.params),
-                           lambda group: f"{group.label} read ({group.host})")
+                           lambda group: f"{group.label} {how} ({group.host})")
 
     def tables(self, steps):
         table = osd_read_table([s for s in steps if s.findings.get("osd_read")])
