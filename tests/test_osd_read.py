@@ -15,8 +15,9 @@ from stackprobe.analysis.ladder_inputs import lower_rungs
 from stackprobe.analysis.osd_read_bound import osd_read_bound
 from stackprobe.errors import UserError
 from stackprobe.kinds import registry
-from stackprobe.kinds.ceph.osd_read import KIND, OsdReadStep, _same_host, judged
+from stackprobe.kinds.ceph.osd_read import KIND, OsdReadStep, _same_host
 from stackprobe.kinds.ceph.osd_read_job import device_range, file_range, read_job
+from stackprobe.kinds.ceph.osd_read_table import judged
 from stackprobe.parsers.ceph.osd_metadata import OsdDevice, parse_osd_metadata
 from stackprobe.parsers.host.filefrag import allocated_within, largest_range, parse_filefrag
 from stackprobe.safety.guard import check_reads

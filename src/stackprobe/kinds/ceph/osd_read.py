@@ -12,29 +12,26 @@ is never written: fio refuses writes itself under `--readonly`. docs/ceph-osd-re
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import Field
 
-from stackprobe.analysis.osd_outliers import judge_osds
 from stackprobe.errors import UserError
 from stackprobe.kinds.ceph.common import ASSUMED_OSDS, CEPH, CEPH_CLI_S
 from stackprobe.kinds.ceph.osd_read_job import ReadRange, device_range, file_range, read_job
+from stackprobe.kinds.ceph.osd_read_table import judged, osd_read_table
 from stackprobe.kinds.context import StepContext, StepOutcome, failure_message
 from stackprobe.kinds.contract import CephNeeds, HostMode, Kind, Tool
 from stackprobe.parsers.ceph.osd_metadata import OsdDevice, parse_osd_metadata
 from stackprobe.parsers.fio.fio_json import FioJsonError, parse_fio_json
 from stackprobe.parsers.host.filefrag import parse_filefrag
-from stackprobe.safety.guard import check_reads
+from stackprobe.safety.guard import check_reads, resolve
 from stackprobe.schema.records import IoRecord
-from stackprobe.schema.results import StepResult
 from stackprobe.spec.fields import Duration, Size
 from stackprobe.spec.steps import MeasuredSpec
 from stackprobe.tables.rows import fio_workload, record_rows
-from stackprobe.tables.text_table import TextTable
 from stackprobe.transport.base import Transport
-from stackprobe.units import fmt_bw, fmt_iops
+from stackprobe.units import fmt_bw
 
 FIO = Tool("fio", "fio", ("fio", "--version"), "disk/file workloads (here: OSD devices, read-only)")
 FILEFRAG = Tool("filefrag", "e2fsprogs", ("filefrag", "-V"),
@@ -54,27 +51,7 @@ class OsdReadStep(MeasuredSpec):
     threshold_pct: float = Field(default=20.0, gt=0, lt=100)
 
 
-@dataclass(frozen=True)
-class _Figure:
-    """What the outlier verdict compares (analysis/osd_outliers.py)."""
-
-    osd: int
-    device_class: str | None
-    bw_bytes: float
-
-
 PER_OSD_S = 1.5  # the guard's probes, filefrag and fio's start, per OSD (1.3 s on the lab)
-MIN_JUDGED_BYTES = 16 * 1024**2  # a shorter read is over in milliseconds: too noisy to judge
-
-
-def judged(rows: list[dict], threshold_pct: float):
-    """The outlier verdicts (analysis/osd_outliers.py) of the OSDs read over at least
-    MIN_JUDGED_BYTES; the others are left out."""
-    figures = [_Figure(r["osd"], r.get("device_class"), r["bw_bytes"]) for r in rows
-               if r.get("range_bytes", 0) >= MIN_JUDGED_BYTES]
-    return judge_osds(figures, threshold_pct)  # type: ignore[arg-type]
-
-
 def _same_host(a: str, b: str) -> bool:
     """'vm' is 'vm.example.org': Ceph reports the short or the full name."""
     return a == b or a.split(".")[0] == b.split(".")[0]
@@ -179,7 +156,10 @@ class OsdReadRunner:
     @staticmethod
     def _range(ctx: StepContext, spec: OsdReadStep, dev: OsdDevice, transport: Transport,
                warnings: list[str]) -> ReadRange | None:
-        if dev.kind != "file":
+        kind = dev.kind
+        if kind == "unknown":  # metadata without the access mode: ask the host what it is
+            kind = {"block": "device", "file": "file"}.get(resolve(transport, dev.path)[0], kind)
+        if kind != "file":
             return device_range(dev, spec.size.bytes)
         frag = ctx.execute(f"filefrag-osd.{dev.osd}", ["filefrag", "-v", "--", dev.path],
                            on=transport)
@@ -204,31 +184,6 @@ def _finding(dev: OsdDevice, rec: IoRecord, rng: ReadRange) -> dict:
             "range_bytes": rng.length, "allocated_bytes": rng.allocated_bytes,
             "upper_bound": rng.upper_bound, "bw_bytes": stats.bw_bytes, "iops": stats.iops,
             "note": rng.note}
-
-
-def osd_read_table(steps: list[StepResult]) -> TextTable:
-    """Every OSD read, its class median, the slow ones named."""
-    table = TextTable("Per-OSD read (fio --readonly on each OSD's device)",
-                      ["OSD", "Host", "Class", "Read", "IOPS", "Target", "vs class median",
-                       "Verdict"], layer="disk")
-    for step in steps:
-        found = step.findings.get("osd_read") or {}
-        threshold = float(found.get("threshold_pct", 20))
-        rows = {r["osd"]: r for r in found.get("osds", [])}
-        verdicts = {v.osd: v for v in judged(list(rows.values()), threshold)}
-        for osd, r in sorted(rows.items()):
-            v = verdicts.get(osd)
-            dev = f"{v.deviation_pct:+.0f}%" if v and v.deviation_pct is not None else "n/a"
-            verdict = (f"SLOW (> {threshold:.0f}% below)" if v.slow else "ok") if v else (
-                f"not judged: {r.get('range_bytes', 0) // 1024} KiB read")
-            target = f"{r.get('target_type')} {r.get('path')}"
-            if r.get("upper_bound"):
-                target += " (upper bound: holes)"
-            table.rows.append([f"osd.{osd}", r.get("host") or "", r.get("device_class") or "",
-                               fmt_bw(r["bw_bytes"]), fmt_iops(r["iops"]), target, dev, verdict])
-        if rows and len(rows) < 3:
-            table.notes.append("fewer than 3 OSDs in a class: no median to compare with")
-    return table
 
 
 class OsdRead(Kind):
