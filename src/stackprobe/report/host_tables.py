@@ -1,5 +1,6 @@
 """Tables of a run on many hosts: node-to-node consistency, the network matrix, each
-host's disks alone against together, and a fio fleet's clients.
+host's disks alone against together, a fio fleet's clients, and how together the clients
+of Ceph steps started (client_tables.py).
 
 They are drawn from each step's `findings` (see docs/results-schema.md), which the runners
 and analysis filled in; nothing is recomputed here. A flagged figure is marked in its cell
@@ -8,6 +9,7 @@ and named in a sentence under the table.
 
 from __future__ import annotations
 
+from stackprobe.report.client_tables import client_start_table
 from stackprobe.schema.results import RunResults, StepResult
 from stackprobe.tables.text_table import TextTable
 from stackprobe.units import fmt_bw, fmt_iops, fmt_ns
@@ -27,7 +29,8 @@ def host_tables(results: RunResults) -> list[TextTable]:
             tables.append(network_table(step, f["network"]))
         if "fleet" in f:
             tables.append(fleet_table(step, f["fleet"]))
-    return tables
+    clients = client_start_table(results)
+    return tables + ([clients] if clients is not None else [])
 
 
 def figure_text(unit: str, v: float | None) -> str:
