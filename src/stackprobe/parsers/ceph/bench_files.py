@@ -42,11 +42,12 @@ _OSD_PLAIN = re.compile(r"bench: wrote \d+ \S+ in blocks of |^Error E[A-Z]+: .*'
                         re.MULTILINE)
 _OSD_NAMED = re.compile(r"^osd\.(\d+):\s*(?=\{)", re.MULTILINE)
 
-# rados bench's summary lines in the order it prints them, which must all be there (the
-# read summary has no bandwidth stddev/min/max lines; both end with Min latency).
+# rados bench's summary lines, in the order it prints them, that every release since at
+# least Jewel prints (IOPS lines are newer; older releases wrote "Average Latency:" without
+# "(s)", so labels are compared without their unit); the summary ends with Min latency.
 _RADOS_TEXT_NEEDS = (("Total time run",), ("Total writes made", "Total reads made"),
-                     ("Bandwidth (MB/sec)",), ("Average IOPS",), ("Average Latency(s)",),
-                     ("Max latency(s)",), ("Min latency(s)",))
+                     ("Bandwidth",), ("Average Latency",), ("Max latency",), ("Min latency",))
+_UNIT = re.compile(r"\s*\((?:MB/sec|s)\)$")
 _RADOS_JSON_NEEDS = (("total_time_run",), ("total_writes_made", "total_reads_made"),
                      ("bandwidth",), ("average_iops",), ("average_latency",), ("max_latency",),
                      ("min_latency",))
@@ -114,7 +115,7 @@ def _whole_rados(text: str) -> None:
         line = _TIMESTAMP.sub("", raw.strip(), count=1)
         label, sep, _value = line.partition(":")
         if sep:
-            found.setdefault(label.strip(), n)
+            found.setdefault(_UNIT.sub("", label.strip()), n)
     missing = [names for names in _RADOS_TEXT_NEEDS if not set(names) & found.keys()]
     if missing and not _failed(lines):
         where = (f"the summary starting at line {found['Total time run']} stops"
