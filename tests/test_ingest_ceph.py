@@ -179,3 +179,14 @@ def test_a_file_cut_short_is_one_line_naming_line_and_field(src, keep, line, fie
     (err,) = proc.stderr.splitlines()
     assert err.startswith(f"stackprobe: {cut}: cannot ingest: line {line}: {field}: missing")
     assert "rbd bench" in proc.stdout  # the other file is still ingested
+
+
+def test_a_summary_without_iops_lines_or_latency_units_is_whole(tmp_path):
+    """Older releases print no IOPS lines and 'Average Latency:' without '(s)'."""
+    src = FIXTURES / "public" / "rados" / "rados-bench_write_4M_60s_2017_stfc.log"
+    old = "".join(ln.replace("(s):", ":") for ln in src.read_text().splitlines(True)
+                  if "IOPS" not in ln)
+    (tmp_path / "old.log").write_text(old)
+    (rec,) = ingest_file(tmp_path / "old.log").records
+    (same,) = ingest_file(src).records
+    assert rec.write.bw_bytes == same.write.bw_bytes and rec.write.lat_ns == same.write.lat_ns
