@@ -87,6 +87,7 @@ def test_review_finds_the_labs_known_problems_and_changes_nothing(ceph_lab, tmp_
     # (b) the pools with too few and too many PGs, not the sane one
     pools = {f["subject"] for f in by_rule["pool-pg-num"]}
     assert pools == {"pool rv-lab-few", "pool rv-lab-many"}
+    assert any("3x off the autoscaler" in f["message"] for f in by_rule["pool-pg-num"])
     assert by_rule["pool-pg-num"][0]["doc_url"].endswith("#choosing-the-number-of-pgs")
     # (c) the mon shares the host with the OSDs
     mon = [f for f in by_rule["mon-mds-on-osd-hosts"] if f["subject"].startswith("mon.")]

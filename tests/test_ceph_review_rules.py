@@ -94,6 +94,13 @@ def test_pool_pg_num_flags_the_pools_with_too_few_and_too_many_pgs_only():
     assert findings(REAL, "pool-pg-num") == []
 
 
+def test_pg_num_more_than_3x_off_the_autoscaler_fires_2x_does_not():
+    off = [f for f in findings(outputs("lab-pools"), "pool-pg-num") if "autoscaler" in f.message]
+    assert {f.subject for f in off} == {"pool rv-lab-few", "pool rv-lab-many"}  # 1 and 128
+    assert all(f.evidence[-1].command == "ceph osd pool autoscale-status" for f in off)
+    assert "than 3x off the autoscaler's 32" in off[0].message  # rv-lab-sane: 16 vs 32
+
+
 def test_autoscaler_that_lists_no_pool_fires():
     warns = [f for f in findings(CHANGED, "pg-autoscaler") if f.severity == "warn"]
     assert len(warns) == 1 and "2 pool(s)" in warns[0].message
@@ -155,9 +162,10 @@ def test_clock_skew_fires_above_the_allowed_drift():
 
 
 def test_scrubbing_pgs_fire():
-    outs = {"status": (HERE / "derived" / "status_scrubbing.json").read_text()}
+    outs = {"status": (HERE / "lab-pools-scrubbing" / "status.json").read_text()}
     (f,) = findings(outs, "scrub-during-test")
-    assert "3 PG(s) scrubbing (3 deep)" in f.message
+    assert "1 PG(s) scrubbing (1 deep)" in f.message
+    assert f.evidence[0].field == "pgs active+clean+scrubbing+deep"
     assert findings(LAB, "scrub-during-test") == []
 
 
