@@ -279,3 +279,31 @@ def test_an_osd_host_is_reached_by_its_hosts_entry_or_is_this_machine():
     assert reach(ctx, "s3") is None and reach(ctx, None) is None
     ctx.step.hosts = ["s1"]  # only the step's hosts
     assert reach(ctx, "osd-b") is None
+
+
+def _recorded_ctx(host: str):
+    """A step context whose `ceph osd metadata` answers with the lab's recording; any other
+    command is not expected (an OSD on an unreachable host runs nothing)."""
+    from types import SimpleNamespace
+
+    from stackprobe.transport.base import CommandResult
+
+    meta = (CEPH / "ceph-16.2.15_osd-metadata_lab-3-file-osds.json").read_text()
+    ran = []
+
+    def execute(label, argv, on=None):
+        ran.append(argv)
+        assert argv[-4:] == ["osd", "metadata", "-f", "json"], argv
+        return CommandResult(argv, 0, meta, "", 0.0, 0.1)
+
+    ctx = SimpleNamespace(ceph=SimpleNamespace(target=SimpleNamespace(cli=lambda: [])),
+                          step=SimpleNamespace(spec=OsdReadStep(kind="osd_read"), hosts=[]),
+                          fleet=None, transport=LocalTransport(host), execute=execute)
+    return ctx, ran
+
+
+def test_osds_on_no_reachable_host_skip_the_step_naming_what_to_add():
+    ctx, ran = _recorded_ctx("client-9")  # the recording's OSDs are on 'vm'
+    outcome = KIND.runner().run(ctx)
+    assert outcome.status == "skipped" and "hosts:" in outcome.error and len(ran) == 1
+    assert len(outcome.warnings) == 3 and all("its host vm is not" in w for w in outcome.warnings)

@@ -92,14 +92,21 @@ class OsdReadRunner:
         records: list[IoRecord] = []
         warnings: list[str] = []
         rows: list[dict] = []
+        unreachable = 0
         for dev in devices:
             got = self._one(ctx, spec, dev, warnings)
             if got == "interrupted":
                 return StepOutcome.stopped(records, warnings)
-            if got is not None:
+            if got == "unreachable":
+                unreachable += 1
+            elif got is not None:
                 rec, rng = got
                 records.append(rec)
                 rows.append(_finding(dev, rec, rng))
+        if not records and devices and unreachable == len(devices):
+            # not a failure of the cluster: the run cannot reach the OSDs' machines
+            return StepOutcome("skipped", [], "no OSD is on this machine or on a host of the "
+                               "step: give `hosts:` the OSDs' hosts (--hosts)", warnings)
         if not records:
             return StepOutcome("failed", [], "no OSD could be read", warnings)
         for v in judged(rows, spec.threshold_pct):
@@ -113,7 +120,8 @@ class OsdReadRunner:
         return StepOutcome("ok", records, None, warnings, findings=findings)
 
     def _one(self, ctx: StepContext, spec: OsdReadStep, dev: OsdDevice, warnings: list[str]):
-        """(record, range) of one OSD, 'interrupted', or None with the reason in warnings."""
+        """(record, range) of one OSD, 'interrupted', 'unreachable' (its host), or None, the
+        reason in warnings."""
         name = f"osd.{dev.osd}"
         if dev.path is None:
             warnings.append(f"{name}: not read: {dev.reason}")
@@ -122,7 +130,7 @@ class OsdReadRunner:
         if where is None:
             warnings.append(f"{name}: not read: its host {dev.hostname or '(unknown)'} is not "
                             "this machine nor a host of the step (hosts: with its name or address)")
-            return None
+            return "unreachable"
         transport, host = where
         rng = self._range(ctx, spec, dev, transport, warnings)
         if rng is None:
