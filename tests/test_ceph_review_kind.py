@@ -4,6 +4,7 @@ its summary row and table, and it asks the Ceph session for nothing to create.""
 
 from __future__ import annotations
 
+from conftest import run_cli
 from stackprobe.analysis.ceph_review.registry import RULES, review
 from stackprobe.kinds.ceph.ceph_review import KIND, CephReviewStep
 from stackprobe.kinds.ceph.ceph_review_view import KEY, summary, to_record
@@ -63,3 +64,13 @@ def test_the_step_creates_nothing_in_the_cluster():
     assert needs is not None  # it runs against the run's cluster ...
     assert (needs.image_bytes, needs.cephfs, needs.cephfs_bytes, needs.own_pool) == (
         None, False, 0, False)  # ... and asks for no image, no CephFS, no pool of its own
+
+
+def test_ceph_review_usage_errors_exit_2_in_one_line(tmp_path):
+    bad_format = run_cli(["ceph", "review", "--format", "xml"], cwd=tmp_path)
+    assert bad_format.returncode == 2
+    assert bad_format.stderr.strip() == ("stackprobe: --format xml: choose one of terminal, md, "
+                                         "json")
+    no_conf = run_cli(["ceph", "review", "--ceph-conf", tmp_path / "none.conf"], cwd=tmp_path)
+    assert no_conf.returncode == 2 and len(no_conf.stderr.strip().splitlines()) == 1
+    assert "none.conf: no such Ceph conf (from --ceph-conf)" in no_conf.stderr
