@@ -34,10 +34,14 @@ def is_mgr_pool(pool: Pool) -> bool:
 
 
 def osds_under(config: ClusterConfig, pool: Pool) -> int:
-    """OSDs the pool's rule can choose: those of its device class when it takes one."""
+    """OSDs the pool's rule can choose: under the roots it takes ('default', or
+    'default~ssd': only that device class there); all OSDs when the rule is unknown."""
     rule = next((r for r in config.rules if r.id == pool.crush_rule), None)
-    classes = {t.split("~", 1)[1] for t in rule.takes if "~" in t} if rule else set()
-    return sum(1 for u in config.usage if not classes or u.device_class in classes)
+    if rule is None or not rule.takes:
+        return len(config.usage)
+    taken = [t.split("~", 1) for t in rule.takes]
+    return sum(1 for u in config.usage if any(
+        u.root == t[0] and (len(t) == 1 or u.device_class == t[1]) for t in taken))
 
 
 class PgsPerOsd(Rule):

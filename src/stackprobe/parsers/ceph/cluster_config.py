@@ -70,6 +70,7 @@ class OsdUsage:
     host: str
     pgs: int
     kb: int
+    root: str = ""  # the CRUSH root above it ('default'); '' for a stray OSD
 
 
 @dataclass(frozen=True)

@@ -52,11 +52,19 @@ def parse_osd_df_tree(stdout: str) -> list[OsdUsage]:
     doc = load(stdout, DF, dict)
     nodes = items(doc, "nodes", DF) + items(doc, "stray", DF)
     host_of: dict[int, str] = {}
+    parent: dict[int, int] = {}
+    names: dict[int, str] = {}
     for n in nodes:
-        if n.get("type") == "host":
-            for child in n.get("children") or []:
-                host_of[integer(child, DF, f"host {n.get('name')} child")] = text(
-                    n.get("name"), DF, "host name")
+        node = integer(n.get("id"), DF, "node id")
+        names[node] = text(n.get("name"), DF, f"node {node} name")
+        children = n.get("children") or []
+        if not isinstance(children, list):
+            raise ValueError(f"{DF}: node {node} children is not a list")
+        for child in children:
+            child = integer(child, DF, f"node {node} child")
+            parent[child] = node
+            if n.get("type") == "host":
+                host_of[child] = names[node]
     out = []
     for n in nodes:
         if n.get("type") != "osd":
@@ -68,5 +76,15 @@ def parse_osd_df_tree(stdout: str) -> list[OsdUsage]:
             host=host_of.get(osd, ""),
             pgs=integer(n.get("pgs", 0), DF, f"osd.{osd} pgs"),
             kb=integer(n.get("kb", 0), DF, f"osd.{osd} kb"),
+            root=_root(osd, parent, names),
         ))
     return out
+
+
+def _root(node: int, parent: dict[int, int], names: dict[int, str]) -> str:
+    """The name of the topmost bucket above a node ('' when it has no parent)."""
+    seen = {node}
+    while node in parent and parent[node] not in seen:
+        node = parent[node]
+        seen.add(node)
+    return names.get(node, "") if len(seen) > 1 else ""
