@@ -51,8 +51,8 @@ steps:
 @pytest.mark.parametrize(("step", "where"), [
     ("  - kind: metadata\n    directory: /mnt/x\n",
      "s.yaml:3: steps[0]: directory: is for steps with hosts"),
-    ("  - kind: metadata\n    hosts: all\n    target: cephfs\n",
-     "s.yaml:3: steps[0]: target cephfs is this machine"),
+    ("  - kind: metadata\n    hosts: all\n    target: cephfs\n    directory: /mnt/x\n",
+     "s.yaml:3: steps[0]: target cephfs is the run's CephFS, mounted by each host"),
     ("  - kind: metadata\n    layout: medium\n", "s.yaml:4: steps[0].layout"),
     ("  - kind: io500_like\n    numjobs: 0\n", "s.yaml:4: steps[0].numjobs"),
     ("  - kind: io500\n    tool: elbencho\n", "s.yaml:4: steps[0].tool"),

@@ -51,9 +51,9 @@ class MetadataStep(MeasuredSpec):
     @model_validator(mode="after")
     def _where(self):
         targets = self.target if isinstance(self.target, list) else [self.target]
-        if self.hosts is not None and "cephfs" in targets:
-            raise ValueError("target cephfs is this machine's ceph-fuse mount; for many "
-                             "clients mount the file system on each host and give directory:")
+        if self.directory is not None and "cephfs" in targets:
+            raise ValueError("target cephfs is the run's CephFS, mounted by each host: "
+                             "directory: is for a file system the hosts already see")
         if self.hosts is None and self.directory is not None:
             raise ValueError("directory: is for steps with hosts (a mount they all see); "
                              "on this machine use --target")
@@ -129,7 +129,8 @@ class Metadata(Kind):
         return ("fio", *target_needs(spec.target))
 
     def controller_needs(self, spec):
-        return ("fio",)  # each phase is one `fio --client` run from here
+        # each phase is one `fio --client` run from here; the run's Ceph session on cephfs
+        return ("fio", "ceph") if spec.target == "cephfs" else ("fio",)
 
     def ceph(self, spec: MetadataStep):
         if spec.target != "cephfs":

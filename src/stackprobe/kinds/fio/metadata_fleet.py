@@ -7,7 +7,9 @@ client is already deleting would mean nothing. The fio servers stay up across th
 Where the files go: with the step's `directory` (a mount every host sees) all clients work
 in one `stackprobe-<run>-<step>` directory below it — 'hard' is then a single directory for
 the whole fleet, the case that loads a metadata server most; 'easy' gives each process of
-each client its own directory. Without it, each host uses its own scratch directory.
+each client its own directory. Without it, each host uses its own scratch directory. With
+`target: cephfs` each client mounts the run's CephFS itself (kinds/ceph/clients.py) and all
+clients work in one `stackprobe-<run>/<step>` directory there, each through its own mount.
 Each phase gives one record per client and one summed record ('all clients').
 """
 
@@ -58,6 +60,10 @@ class MetadataFleet:
         assert ctx.fleet is not None
         handles = ctx.fleet.select(ctx.step.hosts)
         spec = ctx.step.spec
+        if spec.target == "cephfs":  # every client's own mount first (all at once)
+            assert ctx.ceph is not None
+            ctx.fleet.each(lambda h: ctx.ceph.clients.cephfs_dir(ctx.ceph.clients.of(h),
+                                                                 ctx.execute), list(ctx.step.hosts))
         for h in handles:
             work = self.work(ctx, h)
             dirs = metadata_dirs(spec.layout, spec.numjobs, f"{h.name}.")
@@ -111,7 +117,13 @@ class MetadataFleet:
 
     @staticmethod
     def work(ctx: StepContext, h: HostHandle) -> str:
-        """The clients' directory: one below the shared `directory`, else per host."""
+        """The clients' directory: one below the shared `directory` or in the CephFS,
+        else per host."""
+        if ctx.step.spec.target == "cephfs":
+            assert ctx.ceph is not None
+            mount = ctx.ceph.clients.of(h).mount_dir
+            if mount is not None:  # (None: it never mounted; nothing of it to remove there)
+                return f"{mount}/{ctx.ceph.run_tag}/{ctx.step.id}"
         shared = ctx.step.spec.directory
         if shared:
             return f"{shared.rstrip('/')}/stackprobe-{ctx.run_dir.run_id}-{ctx.step.id}"
