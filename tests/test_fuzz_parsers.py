@@ -55,8 +55,10 @@ from fuzz_support import (
 )
 from stackprobe.analysis.io500_score import recompute
 from stackprobe.ingest.detect import detect
+from stackprobe.parsers.ceph.bench_files import ingest_osd_bench, ingest_rados_bench, ingest_rbd_bench
 from stackprobe.parsers.ceph.ceph_inventory import erasure_profiles_in_use, parse_ceph_inventory
 from stackprobe.parsers.ceph.ceph_status import CephStatus, parse_ceph_status
+from stackprobe.parsers.ceph.cluster_config import ClusterConfig
 from stackprobe.parsers.ceph.health_detail import HealthDetail, parse_health_detail
 from stackprobe.parsers.ceph.osd_bench import parse_osd_bench
 from stackprobe.parsers.ceph.osd_metadata import OsdDevice, parse_osd_metadata
@@ -66,6 +68,7 @@ from stackprobe.parsers.ceph.pool_stats import PoolIo, parse_pool_stats
 from stackprobe.parsers.ceph.rados_bench import parse_rados_bench
 from stackprobe.parsers.ceph.rados_load_gen import parse_rados_load_gen, parse_times
 from stackprobe.parsers.ceph.rbd_bench import parse_rbd_bench
+from stackprobe.parsers.ceph.review_sources import parse_cluster_config
 from stackprobe.parsers.fio.fio_hist_log import parse_hist_log
 from stackprobe.parsers.fio.fio_json import JsonStream, interval_series, parse_fio_json, status_totals
 from stackprobe.parsers.fio.fio_log import parse_fio_log, series_from_logs
@@ -136,6 +139,18 @@ CEPH_INVENTORY = _sources(CEPH, {
     "ec_profile.rec-ec-profile": "ceph-16.2.15_erasure-code-profile-get_rec-ec-profile.json",
 })
 
+# the configuration review: every command it reads (lab-changed has all of them but an EC
+# profile, which the recorded inventory has)
+CEPH_REVIEW = {**_sources(FIXTURES / "ceph_review" / "lab-changed", {
+    "osd_metadata": "osd-metadata.json", "config_dump": "config-dump.json",
+    "pools": "osd-pool-ls-detail.json", "df": "df.json", "osd_df": "osd-df-tree.json",
+    "versions": "versions.json", "mon_dump": "mon-dump.json", "mon_metadata": "mon-metadata.json",
+    "mds_metadata": "mds-metadata.json", "time_sync": "time-sync-status.json",
+    "status": "status.json", "crush_rules": "osd-crush-rule-dump.json",
+    "autoscale": "osd-pool-autoscale-status.json", "osd_dump": "osd-dump.json",
+    "config_show.osd.0": "config-show-osd.0.json"}),
+    "ec_profile.rec-ec-profile": CEPH_INVENTORY["ec_profile.rec-ec-profile"]}
+
 
 def _each_source(parse: Callable[[dict[str, str]], Any], base: dict[str, str]) -> tuple:
     """One call per source: the text in its place, the other sources as recorded."""
@@ -184,6 +199,8 @@ class Target:
         return self.calls if isinstance(self.calls, tuple) else (self.calls,)
 
 
+CEPH_BENCH_SEEDS = ("recorded/ceph/rados-bench*", "recorded/ceph/rbd-bench*",
+                    "recorded/ceph/ceph-*osd-bench*", "recorded/ceph/ceph-*tell-osd-star-bench*")
 FIO_JSON_SEEDS = ("recorded/fio-*.txt", "recorded/fio-hist/*/out.json", "public/fio/*.json")
 TARGETS: dict[str, Target] = {
     "fio_json": Target(parse_fio_json, IoRecord,
@@ -218,6 +235,9 @@ TARGETS: dict[str, Target] = {
                         _files("recorded/ceph/rbd-bench*", "public/rbd/*", shared=("rbd/*",))),
     "ceph_osd_bench": Target(functools.partial(parse_osd_bench, osd=3), OsdBenchRecord,
                              _files("recorded/ceph/ceph-*osd-bench*")),
+    "ceph_bench_files": Target((ingest_rados_bench, ingest_rbd_bench, ingest_osd_bench),
+                               (IoRecord, OsdBenchRecord),
+                               _files(*CEPH_BENCH_SEEDS, shared=("rados/*", "rbd/*"))),
     "ceph_osd_metadata": Target(parse_osd_metadata, OsdDevice,
                                 _files("recorded/ceph/ceph-*osd-metadata*")),
     "filefrag": Target(parse_filefrag, FileExtents, _files("recorded/ceph/filefrag-*")),
@@ -233,6 +253,9 @@ TARGETS: dict[str, Target] = {
     "ceph_osd_ids": Target(parse_osd_ids, int, _files("ceph_view/osd-ls.json")),
     "ceph_health_detail": Target(parse_health_detail, HealthDetail,
                                  _files("ceph_view/health-detail-*.json")),
+    "ceph_review": Target(_each_source(parse_cluster_config, CEPH_REVIEW), ClusterConfig,
+                          _files("ceph_review/lab-changed/*.json",  # one call per source:
+                                 "ceph_review/hotsos-*/mon-dump.json")),  # seeds kept few
     "sadf_json": Target(parse_sadf_json, MonitorSeries,
                         _files("recorded/sysstat/*.json", "recorded/sysstat/*.stdout")),
     "ior_text": Target(parse_ior, IorRecord,
@@ -241,9 +264,10 @@ TARGETS: dict[str, Target] = {
                           _files("public/mdtest/*", shared=("mdtest/*",))),
     "io500_result": Target((parse_io500, _io500_recomputed), Io500Record,
                            _files("public/io500/*", shared=("io500/*",))),
-    "ingest": Target(_ingest, (IoRecord, NetRecord, IorRecord, MdtestRecord, Io500Record),
+    "ingest": Target(_ingest, (IoRecord, NetRecord, IorRecord, MdtestRecord, Io500Record,
+                               OsdBenchRecord),
                      _files("recorded/fio-*.txt", "public/*/*", "recorded/iperf3/*",
-                            shared=("*/*",))),
+                            *CEPH_BENCH_SEEDS, shared=("*/*",))),
 }
 SEEDS: dict[str, list[Seed]] = {name: seeds_from(t.seeds) for name, t in TARGETS.items()}
 
