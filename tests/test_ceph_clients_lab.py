@@ -108,7 +108,7 @@ def test_status_says_every_lab_host_reaches_the_cluster(labs):
 def test_every_step_ran_from_three_clients_at_once(run):
     proc, results, _, _ = run
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
-    fleet_steps = [s for s in results["steps"] if s["hosts"]]
+    fleet_steps = [s for s in results["steps"] if s["hosts"] and s["kind"] != "osd_read"]
     assert [s["kind"] for s in fleet_steps] == ["rados_bench", "rbd_bench", "rbd_bench"] + ["fio"] * 4
     for step in fleet_steps:
         io = [r for r in step["records"] if r["type"] == "io"]
@@ -184,6 +184,10 @@ def test_the_report_shows_skew_clients_and_the_storage_side(run):
     # the storage host (this machine, a local entry) watched in every Ceph step
     for step in results["steps"][1:]:
         assert "ceph" in step["monitor"], (step["id"], list(step["monitor"]))
+    # each OSD read on the storage host, read-only: every OSD has a read rate
+    (osd_read,) = [s for s in results["steps"] if s["kind"] == "osd_read"]
+    assert osd_read["status"] == "ok", osd_read["error"]
+    assert len([r for r in osd_read["records"] if r["read"]["bw_bytes"] > 0]) == 3
 
 
 def test_nothing_left_in_the_cluster_on_the_clients_or_mounted(labs, run):
