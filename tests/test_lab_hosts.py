@@ -96,7 +96,7 @@ def _run_on_all(state: State, argv: list[str]) -> dict[str, str]:
     pool = SshPool()
     try:
         out = {}
-        for h in hosts.hosts:
+        for h in hosts.select("client"):  # the namespace hosts (`ceph` is this machine)
             res = SshTransport(h.name, h.address, hosts.ssh_for(h), pool).run(argv, timeout=30)
             assert res.returncode == 0, (h.name, res.stderr)
             out[h.name] = res.stdout
@@ -164,7 +164,7 @@ def test_down_leaves_nothing_and_can_be_repeated(lab):
     hosts = load_hosts(state.hosts_yaml)
     pool = SshPool()
     try:
-        h2 = hosts.hosts[1]
+        (h2,) = hosts.select("h2")
         bg = SshTransport(h2.name, h2.address, hosts.ssh_for(h2), pool).start(
             ["sleep", "600"], log=str(Path(state.dir) / "h2" / "data" / "sleep.log"))
     finally:

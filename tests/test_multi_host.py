@@ -275,7 +275,7 @@ def test_quoted_arguments_run_nothing_extra(lab, tmp_path):
     from stackprobe.transport.ssh import SshPool, SshTransport
 
     hosts = load_hosts(lab.dir / "hosts.yaml")
-    h1 = hosts.hosts[0]
+    (h1,) = hosts.select("h1")
     marker = tmp_path / f"pwned-{uuid.uuid4().hex}"
     evil = f"{h1.directories[0]}/a b;touch {marker};$(touch {marker})"
     pool = SshPool()
