@@ -30,7 +30,7 @@ test: deps
 # `make` installs shadowed by failing stubs (tests/conftest.py) and fewer fuzz examples.
 test-fast: venv
 	$(VPY) -m ruff check src tests bench
-	STACKPROBE_TEST_TIER=fast STACKPROBE_FUZZ_EXAMPLES=40 $(VPY) -m pytest -q -m "not system"
+	STACKPROBE_TEST_TIER=fast STACKPROBE_FUZZ_EXAMPLES=15 $(VPY) -m pytest -q -m "not system" -n 2
 
 deps: system-deps venv
 

@@ -295,7 +295,11 @@ def mutants(draw, seeds: list[Seed]) -> Mutant:
     return Mutant(text, "; ".join(recipe))
 
 
-def truncations(text: str, count: int = 40) -> Iterator[str]:
+# the fast tier (make test-fast) cuts each fixture at fewer places; make test at all of them
+CUTS = 12 if os.environ.get("STACKPROBE_TEST_TIER") == "fast" else 40
+
+
+def truncations(text: str, count: int = CUTS) -> Iterator[str]:
     """`text` cut at `count` evenly spread offsets, and at every offset of its last line."""
     step = max(1, len(text) // count)
     cuts = set(range(0, len(text), step))
