@@ -11,12 +11,12 @@ in its detail lines.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from stackprobe.parsers.bad_input import guard, loads
+from stackprobe.parsers.bad_input import guard
+from stackprobe.parsers.ceph.json_fields import load
 
 WHAT = "ceph health detail"
 SLOW_CODES = ("SLOW_OPS", "REQUEST_SLOW", "REQUEST_STUCK")
@@ -50,12 +50,7 @@ class HealthDetail:
 
 @guard(WHAT)
 def parse_health_detail(text: str) -> HealthDetail:
-    try:
-        doc = loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{WHAT}: not JSON ({exc.msg})") from None
-    if not isinstance(doc, dict):
-        raise ValueError(f"{WHAT}: the document is not an object")
+    doc = load(text, WHAT, dict)
     status = doc.get("status", doc.get("overall_status"))
     if not isinstance(status, str) or not status:
         raise ValueError(f"{WHAT}: no status")

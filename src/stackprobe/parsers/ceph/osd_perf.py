@@ -10,11 +10,11 @@ present (Pacific), else `*_latency_ms` (whole milliseconds).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
-from stackprobe.parsers.bad_input import finite, guard, loads
+from stackprobe.parsers.bad_input import finite, guard
+from stackprobe.parsers.ceph.json_fields import load
 
 WHAT = "ceph osd perf"
 
@@ -29,12 +29,7 @@ class OsdPerf:
 @guard(WHAT)
 def parse_osd_perf(text: str) -> list[OsdPerf]:
     """One OsdPerf per OSD, in OSD order."""
-    try:
-        doc = loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{WHAT}: not JSON ({exc.msg})") from None
-    if not isinstance(doc, dict):
-        raise ValueError(f"{WHAT}: the document is not an object")
+    doc = load(text, WHAT, dict)
     infos = (doc.get("osdstats") or doc).get("osd_perf_infos")
     if not isinstance(infos, list):
         raise ValueError(f"{WHAT}: no osd_perf_infos list")

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stackprobe.parsers.bad_input import finite, guard, loads
+from stackprobe.parsers.ceph.json_fields import load
 
 WHAT = "ceph perf dump"
 COUNTS = ("op", "op_r", "op_w", "op_rw", "op_in_bytes", "op_out_bytes", "subop", "subop_w")
@@ -82,12 +83,7 @@ def _pair(value: Any, name: str) -> LatencyTotal:
 @guard("ceph osd ls")
 def parse_osd_ids(text: str) -> list[int]:
     """`ceph osd ls -f json`: [0, 1, 2]."""
-    try:
-        doc = loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"ceph osd ls: not JSON ({exc.msg})") from None
-    if not isinstance(doc, list):
-        raise ValueError("ceph osd ls: the document is not a list")
+    doc = load(text, "ceph osd ls", list)
     for osd in doc:
         if not isinstance(osd, int) or isinstance(osd, bool) or osd < 0:
             raise ValueError(f"ceph osd ls: not an OSD id: {str(osd)[:20]!r}")

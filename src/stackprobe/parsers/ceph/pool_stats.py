@@ -7,11 +7,11 @@ finding of their own (the health checks say it), not client load.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
-from stackprobe.parsers.bad_input import finite, guard, loads
+from stackprobe.parsers.bad_input import finite, guard
+from stackprobe.parsers.ceph.json_fields import load
 
 WHAT = "ceph osd pool stats"
 RATES = {"read_bps": "read_bytes_sec", "write_bps": "write_bytes_sec",
@@ -30,12 +30,7 @@ class PoolIo:
 
 @guard(WHAT)
 def parse_pool_stats(text: str) -> list[PoolIo]:
-    try:
-        doc = loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{WHAT}: not JSON ({exc.msg})") from None
-    if not isinstance(doc, list):
-        raise ValueError(f"{WHAT}: the document is not a list of pools")
+    doc = load(text, WHAT, list)
     return [_pool(p) for p in doc]
 
 
