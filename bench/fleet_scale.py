@@ -42,7 +42,7 @@ SUITE = """\
 name: fleet-scale
 steps:
   - kind: fio
-    hosts: all
+    hosts: client
     name: null-fleet
     ioengine: null
     rw: randread
