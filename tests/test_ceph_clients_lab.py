@@ -20,8 +20,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -180,7 +182,8 @@ def test_the_report_shows_skew_clients_and_the_storage_side(run):
                            capture_output=True, text=True, timeout=120,
                            env={**os.environ, "COLUMNS": "200"}).stdout
     assert "start skew and common window" in shown
-    assert "Node consistency: fio randread bandwidth (05-randread-iops-rbd)" in shown
+    rbd_read = next(s for s in results["steps"] if s["name"] == "randread-iops-rbd")
+    assert f"Node consistency: fio randread bandwidth ({rbd_read['id']})" in shown
     # the storage host (this machine, a local entry) watched in every Ceph step
     for step in results["steps"][1:]:
         assert "ceph" in step["monitor"], (step["id"], list(step["monitor"]))
@@ -188,6 +191,69 @@ def test_the_report_shows_skew_clients_and_the_storage_side(run):
     (osd_read,) = [s for s in results["steps"] if s["kind"] == "osd_read"]
     assert osd_read["status"] == "ok", osd_read["error"]
     assert len([r for r in osd_read["records"] if r["read"]["bw_bytes"] > 0]) == 3
+
+
+# From the clients: metadata on CephFS (each client mounts it; one shared directory of the
+# run), an rbd bench on each client's own image, then a long slow rados bench write that
+# Ctrl-C stops on all three.
+INTERRUPT_SUITE = """\
+name: clients-interrupt
+ceph: {pool: create, pg_num: 32, image_size: 64M}
+steps:
+  - {kind: metadata, name: md, hosts: client, target: cephfs, layout: hard, files: 60,
+     numjobs: 2, file_size: 4096}
+  - {kind: rbd_bench, name: rbd, hosts: client, io_type: write, io_size: 4K, io_total: 4M}
+  - {kind: rados_bench, name: rados-long, hosts: client, block_size: 4K, threads: 2,
+     seconds: 60, modes: [write]}
+"""
+
+
+def _running(runs: Path, name: str) -> bool:
+    for path in runs.glob("*/results.json"):
+        try:
+            steps = json.loads(path.read_text())["steps"]
+        except (OSError, ValueError):
+            return False  # caught mid-write: ask again
+        return any(s["name"] == name and s["status"] == "running" for s in steps)
+    return False
+
+
+def test_metadata_on_cephfs_then_ctrl_c_leaves_nothing(labs, run):
+    tmp, state, ceph_state = labs
+    _, _, _, before = run
+    (tmp / "interrupt.yaml").write_text(INTERRUPT_SUITE)
+    runs = tmp / "interrupt-runs"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "stackprobe", "run", str(tmp / "interrupt.yaml"), "--hosts",
+         state.hosts_yaml, "--ceph-conf", ceph_state.conf, "--out", str(runs),
+         "--target", str(tmp)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 300
+        while time.time() < deadline and not _running(runs, "rados-long"):
+            time.sleep(0.2)
+        time.sleep(6)  # past the agreed start, well into the 60 s write on every client
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, (out[-2000:], err[-2000:])
+    (run_dir,) = [p for p in runs.iterdir() if p.is_dir()]
+    steps = {s["name"]: s for s in json.loads((run_dir / "results.json").read_text())["steps"]}
+    md = steps["md"]
+    assert md["status"] == "ok", md["error"]
+    creates = [r for r in md["records"] if r["type"] == "ops" and r["operation"] == "create"]
+    assert {r["host"] for r in creates} == CLIENTS | {FLEET_HOST}
+    assert all(r["total_ops"] == 2 * 60 for r in creates if r["host"] != FLEET_HOST)
+    assert steps["rbd"]["status"] == "ok" and steps["rados-long"]["status"] == "interrupted"
+    # nothing left: pools, images and objects (the run's pool is gone), the CephFS
+    # directory of the run, each client's mount and scratch
+    assert json.loads(_ceph(ceph_state.conf, "osd", "pool", "ls", "-f", "json")) == before
+    assert not [p for p in Path(ceph_state.mount).iterdir() if p.name.startswith("stackprobe-")]
+    for h in state.hosts:
+        assert not [m for m in _mounts_of(h.pid) if "stackprobe-" in m], h.name
+        assert not list(Path(h.data_dir).iterdir()), h.name
 
 
 def test_nothing_left_in_the_cluster_on_the_clients_or_mounted(labs, run):

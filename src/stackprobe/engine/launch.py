@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import signal
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,19 +108,48 @@ def launch(
             results = executor.execute()
         return results, run_dir.path
     finally:
-        if session is not None:
-            transport.clear_interrupt()  # removing what the run made must still happen
-            if fleet is not None:  # also on the client hosts (their mounts, images)
-                fleet.clear_interrupt()
-            problems = session.teardown()
-            if executor is not None:
-                executor.record_session(session.log, problems, scratch / "ceph-fuse.log")
-        if fleet is not None:
+        with _finishing():
+            _clean_up(session, fleet, transport, executor, scratch)
+
+
+def _clean_up(session, fleet, transport, executor, scratch) -> None:
+    """Remove what the run made: the Ceph session's pool, images, objects and mounts, the
+    hosts' scratch directories, this machine's scratch."""
+    if session is not None:
+        transport.clear_interrupt()  # removing what the run made must still happen
+        if fleet is not None:  # also on the client hosts (their mounts, images)
             fleet.clear_interrupt()
-            problems = fleet.close()
-            if executor is not None and problems:
-                executor.record_problems(problems)
-        shutil.rmtree(scratch, ignore_errors=True)
+        problems = session.teardown()
+        if executor is not None:
+            executor.record_session(session.log, problems, scratch / "ceph-fuse.log")
+    if fleet is not None:
+        fleet.clear_interrupt()
+        problems = fleet.close()
+        if executor is not None and problems:
+            executor.record_problems(problems)
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _finishing() -> Iterator[None]:
+    """While the run's things are removed, Ctrl-C (or SIGTERM) waits for it to finish: a
+    KeyboardInterrupt in the middle of a teardown would leave the pool or a mount behind.
+    The signal is delivered, with its usual handler, once everything is removed."""
+    received: list[int] = []
+
+    def note(signum, frame):  # noqa: ARG001 - signal handler signature
+        if not received:
+            print("stackprobe: removing what the run made first", file=sys.stderr, flush=True)
+        received.append(signum)
+
+    previous = {sig: signal.signal(sig, note) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+        if received:
+            signal.raise_signal(received[0])
 
 
 def _check_hosts_given(plan: Sequence[PlannedStep], hosts: HostsFile | None) -> None:
