@@ -22,14 +22,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from stackprobe.analysis.ladder_inputs import DiskScaling, LowerRungs, Osd, Pool, lower_rungs
-from stackprobe.analysis.osd_read_bound import osd_read_bound
+from stackprobe.analysis.osd_read_bound import SMALL_BLOCK, osd_read_bound, pace_setter
 from stackprobe.schema.results import RunResults, StepResult
 from stackprobe.units import fmt_bw, fmt_iops, parse_size
 
 GOOD_EFFICIENCY = 0.70  # at or above: the lowest lower rung is what limits
 OVER_CEILING = 1.05  # above: cache or a wrong input
-SLOW_OSD = 0.70  # an OSD below this fraction of the median sets the pace of the pool
-SMALL_BLOCK = 64 * 1024  # osd bench at or below this block size measures IOPS
 
 
 @dataclass(frozen=True)
@@ -347,11 +345,8 @@ def _osd_write_term(rung: Rung, low: LowerRungs, pool: Pool | None, block: int |
     text = (f"{len(figures)} OSDs × slowest osd.{slowest.osd} "
             f"{fmt(min(figures))}{' IOPS' if rung.metric == 'iops' else ''} / "
             f"{pool.describe()}")
-    culprit = None
-    if min(figures) < SLOW_OSD * median:
-        culprit = f"osd.{slowest.osd}"
-        text += (f" — osd.{slowest.osd} on {slowest.host or '?'} is "
-                 f"{min(figures) / median:.2f}× the median OSD and sets the pace of the pool")
+    culprit, why = pace_setter(slowest.osd, slowest.host, min(figures), median)
+    text += why
     inputs = tuple(f"osd.{o.osd} {fmt_bw(o.bw_bytes)}, {fmt_iops(o.iops)} IOPS ({o.step})"
                    for o in small)
     rung.terms.append(Term("OSD layer", value, text, inputs, culprit))

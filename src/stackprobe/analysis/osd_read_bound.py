@@ -15,8 +15,18 @@ from dataclasses import dataclass
 from stackprobe.analysis.ladder_inputs import OsdRead
 from stackprobe.units import fmt_bw, fmt_iops
 
-SMALL_BLOCK = 64 * 1024  # at or below: an IOPS figure (as osd bench's in ceilings.py)
+SMALL_BLOCK = 64 * 1024  # at or below: an IOPS figure (osd bench's and osd_read's alike)
 SLOW_OSD = 0.70  # an OSD below this fraction of the median sets the pace of the pool
+
+
+def pace_setter(osd: int, host: str | None, value: float, median: float
+                ) -> tuple[str | None, str]:
+    """(culprit, words) for the slowest OSD of a pool-wide term: 'osd.2' and why it sets the
+    pace when it is far below the median OSD, else (None, '')."""
+    if value >= SLOW_OSD * median:
+        return None, ""
+    return f"osd.{osd}", (f" — osd.{osd} on {host or '?'} is {value / median:.2f}× the "
+                          "median OSD and sets the pace of the pool")
 
 
 @dataclass(frozen=True)
@@ -48,11 +58,8 @@ def osd_read_bound(osd_reads: Sequence[OsdRead], iops: bool) -> ReadBound | str:
     text = f"{len(reads)} OSDs × slowest osd.{slowest.osd} device read {shown}"
     if any(r.upper_bound for r in reads):
         text += " (an upper bound: a block file's holes may have been read)"
-    culprit = None
-    if figure(slowest) < SLOW_OSD * median:
-        culprit = f"osd.{slowest.osd}"
-        text += (f" — osd.{slowest.osd} on {slowest.host or '?'} is "
-                 f"{figure(slowest) / median:.2f}× the median OSD and sets the pace of the pool")
+    culprit, why = pace_setter(slowest.osd, slowest.host, figure(slowest), median)
+    text += why
     inputs = tuple(f"osd.{r.osd} read {fmt_bw(r.bw_bytes)}, {fmt_iops(r.iops)} IOPS ({r.step})"
                    for r in reads)
     return ReadBound(len(reads) * figure(slowest), text, inputs, culprit)
