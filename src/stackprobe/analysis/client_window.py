@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 from stackprobe.schema.records import SeriesPoint
 
+SKEW_GOAL_S = 1.0  # clients further apart than this did not start together
+
 
 @dataclass(frozen=True)
 class ClientRun:

@@ -9,10 +9,9 @@ consistency table and warnings).
 
 from __future__ import annotations
 
+from stackprobe.analysis.client_window import SKEW_GOAL_S
 from stackprobe.schema.results import RunResults
 from stackprobe.tables.text_table import TextTable
-
-SKEW_GOAL_S = 1.0
 
 
 def client_start_table(results: RunResults) -> TextTable | None:

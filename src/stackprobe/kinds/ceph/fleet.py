@@ -1,7 +1,7 @@
 """A Ceph tool on every client host at once: the start, the start times, the spread.
 
-Every client's command is released by one barrier (`Fleet.each(together=True)`) after
-each host is ready (its client set up: image, mount). Sending a command over SSH to many
+Every client's command is released by one barrier (`Fleet.each(together=True)`); each
+client was set up (image, mount) in the step's prepare. Sending a command over SSH to many
 hosts at once takes a while and not the same while on each (measured here: up to 0.6 s
 apart on a busy 2-core machine), so the commands carry a start time instead — now + 1 s
 when the barrier opens — and each host waits for it on its own clock before the tool
@@ -24,14 +24,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from stackprobe.analysis.client_window import (
+    SKEW_GOAL_S,
     ClientRun,
     WindowFigures,
     common_window,
+    start_skew,
     window_figures,
 )
 from stackprobe.analysis.consistency import judge
+from stackprobe.analysis.io_summary import weighted_mean
 from stackprobe.kinds.ceph.clients import CephClient
-from stackprobe.kinds.context import StepContext
+from stackprobe.kinds.context import StepContext, failure_message
 from stackprobe.schema.records import IoRecord, IoStats
 from stackprobe.schema.sentinels import FLEET_HOST
 from stackprobe.transport.base import CommandResult
@@ -43,7 +46,6 @@ STAMP = ('d=$(( ($1 - $(date +%s%N)) / 1000000 )); shift; '
          'if [ "$d" -gt 0 ]; then sleep "$((d / 1000)).$(printf %03d $((d % 1000)))"; fi; '
          'date +%s.%N >&2; exec "$@"')
 LEAD_S = 1.0  # from the barrier to the agreed start: enough to reach every host
-SKEW_GOAL_S = 1.0  # clients further apart than this did not start together
 
 
 def stamped(argv: list[str], start_ns: int) -> list[str]:
@@ -67,18 +69,13 @@ class ClientResult:
 
 
 def run_together(ctx: StepContext, label: str, argv_of: Callable[[CephClient], list[str]],
-                 ready: Callable[[CephClient], None] | None = None,
                  env_of: Callable[[CephClient], dict[str, str]] | None = None,
                  ) -> dict[str, ClientResult]:
-    """argv_of(client) on every host of the step, released together after ready(client)."""
+    """argv_of(client) on every host of the step, all released together."""
     assert ctx.fleet is not None and ctx.ceph is not None
     clients = {h.name: ctx.ceph.clients.of(h) for h in ctx.fleet.select(ctx.step.hosts)}
     start: list[int] = []  # set by the first thread through the barrier
     lock = threading.Lock()
-
-    def prepare(h: HostHandle) -> None:
-        if ready is not None:
-            ready(clients[h.name])
 
     def go(h: HostHandle) -> ClientResult:
         with lock:
@@ -89,7 +86,24 @@ def run_together(ctx: StepContext, label: str, argv_of: Callable[[CephClient], l
                           env=env_of(c) if env_of else None)
         return ClientResult(c, res, start_of(res.stderr))
 
-    return ctx.fleet.each(go, list(clients), together=True, ready=prepare)  # type: ignore[return-value]
+    return ctx.fleet.each(go, list(clients), together=True)  # type: ignore[return-value]
+
+
+def parsed(results: dict[str, ClientResult], parse: Callable[[str], IoRecord], tool: str,
+           what: str) -> tuple[list[tuple[IoRecord, float | None]], list[str]]:
+    """(each client's record with its start, each failure in words): the tool's own
+    words when it failed, else why its output could not be read."""
+    clients, failed = [], []
+    for name, r in results.items():
+        try:
+            rec = parse(r.result.stdout)
+        except ValueError as exc:
+            failed.append(f"{name}: " + (failure_message(r.result, tool) if not r.result.ok
+                                         else f"{what}: {exc}"))
+            continue
+        rec.host = name
+        clients.append((rec, r.start))
+    return clients, failed
 
 
 @dataclass
@@ -110,7 +124,7 @@ def all_clients(directions: tuple[str, ...], label: str,
     does not split its seconds by direction); else each client's own run, summed."""
     recs = [r for r, _ in clients]
     starts = [s for _, s in clients if s is not None]
-    skew = max(starts) - min(starts) if len(starts) == len(clients) and starts else None
+    skew = start_skew(starts) if len(starts) == len(clients) else None
     runs = [ClientRun(r.host or "?", s, r.series or []) for r, s in clients if s is not None]
     window = (common_window(runs) if len(runs) == len(clients) and len(directions) == 1
               else None)
@@ -143,12 +157,10 @@ def _merged_stats(own: list[IoStats], figures: WindowFigures | None) -> IoStats:
         return IoStats(iops=figures.iops, bw_bytes=figures.bw_bytes,
                        total_ios=round(figures.ios), runtime_ms=figures.seconds * 1000,
                        lat_ns=_present(mean=figures.lat_mean_ns, max=lat_max))
-    total = sum(s.total_ios or 0 for s in own)
-    lat = (sum((s.lat_ns.get("mean") or 0.0) * (s.total_ios or 0) for s in own) / total
-           if total and all("mean" in s.lat_ns for s in own) else None)
     return IoStats(iops=sum(s.iops for s in own), bw_bytes=sum(s.bw_bytes for s in own),
-                   total_ios=total, runtime_ms=max((s.runtime_ms or 0) for s in own),
-                   lat_ns=_present(mean=lat, max=lat_max))
+                   total_ios=sum(s.total_ios or 0 for s in own),
+                   runtime_ms=max((s.runtime_ms or 0) for s in own),
+                   lat_ns=_present(mean=weighted_mean(own, "lat_ns"), max=lat_max))
 
 
 def _present(**values: float | None) -> dict[str, float]:

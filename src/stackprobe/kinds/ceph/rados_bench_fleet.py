@@ -11,8 +11,8 @@ max the clients' max.
 from __future__ import annotations
 
 from stackprobe.kinds.ceph.clients import CephClient
-from stackprobe.kinds.ceph.fleet import Phase, all_clients, findings_of, run_together
-from stackprobe.kinds.context import StepContext, StepOutcome, failure_message
+from stackprobe.kinds.ceph.fleet import Phase, all_clients, findings_of, parsed, run_together
+from stackprobe.kinds.context import StepContext, StepOutcome
 from stackprobe.parsers.ceph.rados_bench import parse_rados_bench
 
 
@@ -40,18 +40,12 @@ def run_fleet(ctx: StepContext, modes: list[str], max_objects: int | None) -> St
             return out
 
         results = run_together(ctx, f"rados-bench-{mode}", argv)
-        clients, failed = [], []
-        for name, r in results.items():
-            try:
-                rec = parse_rados_bench(r.result.stdout, mode)
-            except ValueError as exc:
-                failed.append(f"{name}: " + (failure_message(r.result, "rados")
-                                             if not r.result.ok else f"rados bench {mode}: {exc}"))
-                continue
-            rec.host, rec.groupid = name, groupid
+        clients, failed = parsed(results, lambda out, mode=mode: parse_rados_bench(out, mode),
+                                 "rados", f"rados bench {mode}")
+        for rec, _ in clients:
+            rec.groupid = groupid
             if mode == "write" and "write" not in spec.modes:
                 rec.job = "write (objects for the reads)"
-            clients.append((rec, r.start))
         if any(r.result.interrupted for r in results.values()):
             records += [rec for rec, _ in clients]
             return StepOutcome.stopped(records, warnings)

@@ -9,8 +9,8 @@ from rbd bench's per-second lines (which carry no latency: rbd bench prints none
 
 from __future__ import annotations
 
-from stackprobe.kinds.ceph.fleet import all_clients, findings_of, run_together
-from stackprobe.kinds.context import StepContext, StepOutcome, failure_message
+from stackprobe.kinds.ceph.fleet import all_clients, findings_of, parsed, run_together
+from stackprobe.kinds.context import StepContext, StepOutcome
 from stackprobe.parsers.ceph.rbd_bench import parse_rbd_bench
 
 
@@ -26,16 +26,7 @@ def run_fleet(ctx: StepContext, argv_of) -> StepOutcome:
     """argv_of(cli, image) is the single-client command line for one client's image."""
     spec = ctx.step.spec
     results = run_together(ctx, "rbd-bench", lambda c: argv_of(c.cli(), c.image))
-    clients, failed = [], []
-    for name, r in results.items():
-        try:
-            rec = parse_rbd_bench(r.result.stdout)
-        except ValueError as exc:
-            failed.append(f"{name}: " + (failure_message(r.result, "rbd") if not r.result.ok
-                                         else f"rbd bench: {exc}"))
-            continue
-        rec.host = name
-        clients.append((rec, r.start))
+    clients, failed = parsed(results, parse_rbd_bench, "rbd", "rbd bench")
     records = [rec for rec, _ in clients]
     if any(r.result.interrupted for r in results.values()):
         return StepOutcome.stopped(records)
