@@ -29,6 +29,7 @@ from typing import Any
 
 from stackprobe.analysis.cluster_view import health_hints, health_view, pool_view
 from stackprobe.analysis.osd_view import osd_hints, osd_view
+from stackprobe.kinds.ceph.common import last_line
 from stackprobe.kinds.ceph.target import CephTarget
 from stackprobe.parsers.ceph.health_detail import parse_health_detail
 from stackprobe.parsers.ceph.osd_perf import parse_osd_perf
@@ -102,7 +103,7 @@ class CephWatch:
         except ValueError as exc:
             self.problems.append(str(exc))
         if not res.ok:
-            self.problems.append(f"ceph osd ls failed: {_last_line(res)}")
+            self.problems.append(f"ceph osd ls failed: {last_line(res)}")
         self._dumps("before")
         self._sample("before")
         self._thread = threading.Thread(target=self._loop, name="ceph-watch", daemon=True)
@@ -169,8 +170,3 @@ class CephWatch:
         out += [f"Ceph view: {n} `{' '.join(SAMPLED.get(k, ('perf', 'dump')))}` command(s) "
                 f"failed ({k})" for k, n in failed.items()]
         return out
-
-
-def _last_line(res: CommandResult) -> str:
-    lines = [x.strip() for x in (res.stderr or res.stdout).splitlines() if x.strip()]
-    return lines[-1] if lines else f"exit status {res.returncode}"

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stackprobe.errors import UserError
+from stackprobe.kinds.ceph.common import last_line
 from stackprobe.kinds.ceph.target import CephTarget
 from stackprobe.transport.base import Background
 
@@ -98,7 +99,7 @@ class CephClients:
                       ["rbd", *self.session.target.cli(), "create", name,
                        "--size", f"{max(1, size_bytes // 1024**2)}M", "--image-feature", "layering"])
         if not res.ok:
-            raise UserError(f"could not create image {name}: {_last_line(res)}")
+            raise UserError(f"could not create image {name}: {last_line(res)}")
         with self._lock:
             client.image, client.image_bytes = name, size_bytes  # from here on teardown removes it
         res = execute(f"{client.name}-rbd-fill",
@@ -106,7 +107,7 @@ class CephClients:
                        "--io-size", FILL_IO_SIZE, "--io-threads", "16",
                        "--io-total", str(size_bytes), name], on=client.handle.transport)
         if not res.ok:
-            raise UserError(f"{client.name}: could not fill image {name}: {_last_line(res)}")
+            raise UserError(f"{client.name}: could not fill image {name}: {last_line(res)}")
         return name
 
     def cephfs_dir(self, client: CephClient, execute) -> str:
@@ -132,7 +133,7 @@ class CephClients:
         work = f"{client.mount_dir}/{self.session.run_tag}/{client.name}"
         res = execute(f"{client.name}-mkdir", ["mkdir", "-p", "--", work], on=t)
         if not res.ok:
-            raise UserError(f"{client.name}: cannot make {work}: {_last_line(res)}")
+            raise UserError(f"{client.name}: cannot make {work}: {last_line(res)}")
         return work
 
     # ------------------------------------------------------------------ the end
@@ -147,7 +148,7 @@ class CephClients:
             if c.image is not None:
                 res = self.session.rbd_bounded("rm", "--no-progress", c.image, timeout=300)
                 if not res.ok and "No such file" not in res.stderr:
-                    problems.append(f"could not remove image {c.image}: {_last_line(res)}")
+                    problems.append(f"could not remove image {c.image}: {last_line(res)}")
                 else:
                     c.image = None
         return problems
@@ -168,8 +169,3 @@ class CephClients:
             return [*problems, f"{c.name}: {mnt} is still mounted"]
         c.mount_dir = None
         return problems
-
-
-def _last_line(res) -> str:
-    lines = [ln for ln in (res.stderr or res.stdout).splitlines() if ln.strip()]
-    return lines[-1].strip() if lines else f"exit status {res.returncode}"

@@ -1,9 +1,10 @@
-"""What the Ceph kinds share: the Ceph command-line tools and the cluster speeds their
-estimates assume before the cluster is known."""
+"""What the Ceph kinds share: the Ceph command-line tools, the cluster speeds their
+estimates assume before the cluster is known, and how a failed Ceph command is said."""
 
 from __future__ import annotations
 
 from stackprobe.spec.tools import Tool
+from stackprobe.transport.base import CommandResult
 
 CEPH = Tool("ceph", "ceph-common", ("ceph", "--version"), "Ceph cluster: status, OSD bench")
 RADOS = Tool("rados", "ceph-common", ("rados", "--version"), "RADOS bench")
@@ -14,3 +15,9 @@ CEPH_CLI_S = 1.0  # one `ceph`/`rados`/`rbd` command: Python start-up and a mon 
 ASSUMED_OSDS = 3  # osd_bench before the cluster is known
 CLUSTER_BYTES_PER_S = 200 * 1024**2
 CLUSTER_IOPS = 3000
+
+
+def last_line(res: CommandResult) -> str:
+    """A failed Ceph command's own last words (stderr, else stdout), or its exit status."""
+    lines = [ln for ln in (res.stderr or res.stdout).splitlines() if ln.strip()]
+    return lines[-1].strip() if lines else f"exit status {res.returncode}"

@@ -17,6 +17,7 @@ from pathlib import Path
 from stackprobe import redact
 from stackprobe.errors import UserError
 from stackprobe.kinds.ceph.clients import CephClients
+from stackprobe.kinds.ceph.common import last_line
 from stackprobe.kinds.ceph.keys import client_keys
 from stackprobe.kinds.ceph.target import CephTarget
 from stackprobe.parsers.ceph.ceph_status import parse_ceph_status
@@ -80,7 +81,7 @@ class CephSession:
         """Refuse a HEALTH_ERR cluster (unless force); warnings for the report."""
         res = self.ceph("-s", "-f", "json", timeout=60)
         if not res.ok:
-            raise UserError(f"ceph -s failed ({_last_line(res)}): is {self.target.conf} "
+            raise UserError(f"ceph -s failed ({last_line(res)}): is {self.target.conf} "
                             "the right cluster, and is it up?")
         try:
             status = parse_ceph_status(res.stdout)
@@ -135,7 +136,7 @@ class CephSession:
             self.pool = self.settings.pool
             res = self.ceph("osd", "pool", "get", self.pool, "size", "-f", "json")
             if not res.ok:
-                raise UserError(f"pool {self.pool}: not usable ({_last_line(res)})")
+                raise UserError(f"pool {self.pool}: not usable ({last_line(res)})")
 
     # ------------------------------------------------------------------ on demand
     def rbd_image(self, execute) -> str:
@@ -193,14 +194,14 @@ class CephSession:
         if self.image is not None:
             res = self.rbd_bounded("rm", "--no-progress", self.image, timeout=300)
             if not res.ok and "No such file" not in res.stderr:
-                problems.append(f"could not remove image {self.image}: {_last_line(res)}")
+                problems.append(f"could not remove image {self.image}: {last_line(res)}")
             else:
                 self.image = None
         if self.pool_created:
             res = self.ceph("osd", "pool", "rm", self.pool, self.pool,
                             "--yes-i-really-really-mean-it", timeout=300)
             if not res.ok:
-                problems.append(f"could not remove pool {self.pool}: {_last_line(res)}")
+                problems.append(f"could not remove pool {self.pool}: {last_line(res)}")
             else:
                 self.pool_created = False
         return problems
@@ -253,12 +254,7 @@ class CephSession:
     @staticmethod
     def _check(res: CommandResult, what: str) -> None:
         if not res.ok:
-            raise UserError(f"could not {what}: {_last_line(res)}")
-
-
-def _last_line(res: CommandResult) -> str:
-    lines = [ln for ln in (res.stderr or res.stdout).splitlines() if ln.strip()]
-    return lines[-1].strip() if lines else f"exit status {res.returncode}"
+            raise UserError(f"could not {what}: {last_line(res)}")
 
 
 def _tail(text: str) -> str:
