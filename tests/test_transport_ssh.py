@@ -4,11 +4,13 @@ stdout, interrupts and background processes — every stop by the remote PID."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
 from cephlab import pid_alive
-from stackprobe.transport.ssh import SshPool, SshTransport, remote_command, split_pid
+from stackprobe.transport.pid_tag import split_pid
+from stackprobe.transport.ssh import SshPool, SshTransport, remote_command
 
 pytestmark = [pytest.mark.tools, pytest.mark.root]
 
@@ -104,3 +106,54 @@ def test_unreachable_host_is_a_result(local_sshd):
         assert res.returncode is None and res.stderr.startswith("ssh nobody:")
     finally:
         pool.close()
+
+
+# What a login shell's start-up files print on a busy host (seen in the lab: root's .bashrc
+# runs `eval "$(pyenv init -)"`, whose rehash races with the other sessions' and fails).
+STARTUP_NOISE = ("rm: cannot remove '/root/.pyenv/shims/tmp.X': No such file or directory\n"
+                 "pyenv: cannot rehash: /root/.pyenv/shims isn't writable\n") * 3
+
+
+@pytest.fixture(scope="module")
+def noisy(local_sshd, tmp_path_factory):
+    """The same sshd reached with a second key whose login prints STARTUP_NOISE on stderr
+    before running the command, as a noisy shell start-up does."""
+    import subprocess
+
+    d = tmp_path_factory.mktemp("noisy")
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(d / "key")], check=True)
+    (d / "noise").write_text(STARTUP_NOISE)
+    login = d / "login.sh"  # the forced command: start-up text, then the command asked for
+    login.write_text(f'#!/bin/sh\ncat {d / "noise"} >&2\nexec sh -c "$SSH_ORIGINAL_COMMAND"\n')
+    login.chmod(0o755)
+    keys = Path(local_sshd.identity).parent / "authorized_keys"
+    keys.write_text(keys.read_text() + f'command="{login}" ' + (d / "key.pub").read_text())
+    pool = SshPool()
+    yield SshTransport("noisy", "127.0.0.1", local_sshd.model_copy(update={"identity": str(d / "key")}),
+                       pool)
+    pool.close()
+
+
+def test_a_noisy_login_shell_leaves_the_tools_stderr_and_the_pid(noisy):
+    res = noisy.run(["sh", "-c", "echo out; echo err >&2"])
+    assert res.ok and res.stdout == "out\n" and res.stderr == "err\n", res.stderr
+    assert res.pid
+
+
+def test_a_noisy_login_shell_can_still_be_interrupted(noisy):
+    """The PID comes after the start-up text: Ctrl-C still reaches the command."""
+    import threading
+
+    timer = threading.Timer(1.5, noisy.interrupt)
+    timer.start()
+    t0 = time.monotonic()
+    res = noisy.run(["sleep", "30"])
+    assert res.interrupted and time.monotonic() - t0 < 10 and not pid_alive(res.pid)
+    noisy.clear_interrupt()
+
+
+def test_a_noisy_login_shell_starts_background_processes(noisy, tmp_path):
+    bg = noisy.start(["sleep", "60"], log=str(tmp_path / "bg.log"))
+    assert bg.alive()
+    bg.stop(grace_s=2)
+    assert not pid_alive(bg.pid)

@@ -24,8 +24,8 @@ import asyncssh
 
 from stackprobe.spec.hosts import SshSettings
 from stackprobe.transport.base import CommandResult
+from stackprobe.transport.pid_tag import PID_TAG, TaggedStderr
 
-PID_TAG = "__stackprobe_pid__"
 KILL_GRACE_S = 5.0
 SESSIONS_PER_HOST = 8  # below OpenSSH's default MaxSessions (10)
 COMMANDS_IN_FLIGHT = 64
@@ -41,17 +41,6 @@ def remote_command(argv: list[str], cwd: str | None = None,
     if cwd:
         prefix += f"cd {shlex.quote(cwd)} && "
     return prefix + "exec " + line
-
-
-def split_pid(stderr: str) -> tuple[int | None, str]:
-    """The PID the remote shell reported, and stderr without that line."""
-    first, sep, rest = stderr.partition("\n")
-    if first.startswith(PID_TAG):
-        try:
-            return int(first[len(PID_TAG):]), rest
-        except ValueError:
-            pass
-    return None, stderr
 
 
 class SshPool:
@@ -136,11 +125,12 @@ class SshTransport:
         if env:
             inner = "env " + " ".join(shlex.quote(f"{k}={v}") for k, v in env.items()) + " " + inner
         line = (f"cd {shlex.quote(cwd)} && " if cwd else "") + f"nohup {inner} > /dev/null 2>&1 & echo $!"
-        res = self.pool.call(self._plain(line, 60))
-        try:
-            pid = int(res.strip().splitlines()[-1])
+        out, err = self.pool.call(self._plain(line, 60))
+        try:  # the last line of stdout: a login shell may print before it, on either stream
+            pid = int(out.strip().splitlines()[-1])
         except (ValueError, IndexError):
-            raise OSError(f"ssh {self.host}: could not start {argv[0]}: {res.strip()!r}") from None
+            raise OSError(f"ssh {self.host}: could not start {argv[0]}: "
+                          f"{(out + err).strip()!r}") from None
         return SshBackground(self, pid, list(argv))
 
     def interrupt(self) -> None:
@@ -179,23 +169,16 @@ class SshTransport:
             pid_seen = asyncio.Event()
 
             async def read_err():
-                buffer = ""
+                tagged = TaggedStderr()
                 while chunk := await proc.stderr.read(65536):
-                    if state["pid"] is None:
-                        buffer += chunk
-                        if "\n" in buffer or len(buffer) > 200:
-                            pid, rest = split_pid(buffer)
-                            state["pid"] = pid
-                            self._track(pid, True)
-                            pid_seen.set()
-                            err.append(rest)
-                            if self._interrupted and pid:
-                                await self._kill(pid, "INT")
-                    else:
-                        err.append(chunk)
-                if state["pid"] is None and buffer:
-                    err.append(split_pid(buffer)[1])
-                pid_seen.set()
+                    err.append(tagged.feed(chunk))
+                    if tagged.settled and not pid_seen.is_set():
+                        self._seen_pid(tagged.pid, state, pid_seen)
+                        if self._interrupted and tagged.pid:
+                            await self._kill(tagged.pid, "INT")
+                err.append(tagged.finish())
+                if not pid_seen.is_set():
+                    self._seen_pid(tagged.pid, state, pid_seen)
 
             async def read_out():
                 while chunk := await proc.stdout.read(65536):
@@ -224,11 +207,11 @@ class SshTransport:
                 rc = 128 + _signal_number(result.exit_signal[0])
             return rc, "".join(out), "".join(err), timed_out, state["stopped"], state["pid"]
 
-    async def _plain(self, line: str, timeout: float) -> str:
+    async def _plain(self, line: str, timeout: float) -> tuple[str, str]:
         conn = await self._conn()
         async with await self._sessions_sem():
             res = await asyncio.wait_for(conn.run(line, check=False), timeout)
-        return (res.stdout or "") + (res.stderr or "")
+        return str(res.stdout or ""), str(res.stderr or "")
 
     async def _kill(self, pid: int | None, sig: str) -> None:
         if pid:
@@ -252,6 +235,11 @@ class SshTransport:
                 return
             await asyncio.sleep(0.2)
         await self._kill(pid, "KILL")
+
+    def _seen_pid(self, pid: int | None, state: dict, pid_seen: asyncio.Event) -> None:
+        state["pid"] = pid
+        self._track(pid, True)
+        pid_seen.set()
 
     def _track(self, pid: int | None, running: bool) -> None:
         if pid is None:
