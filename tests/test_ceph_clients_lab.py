@@ -111,7 +111,7 @@ def test_every_step_ran_from_three_clients_at_once(run):
     proc, results, _, _ = run
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     fleet_steps = [s for s in results["steps"] if s["hosts"] and s["kind"] != "osd_read"]
-    assert [s["kind"] for s in fleet_steps] == ["rados_bench", "rbd_bench", "rbd_bench"] + ["fio"] * 4
+    assert [s["kind"] for s in fleet_steps] == ["rados_bench", "rados_load_gen", "rbd_bench", "rbd_bench"] + ["fio"] * 4
     for step in fleet_steps:
         io = [r for r in step["records"] if r["type"] == "io"]
         hosts = {r["host"] for r in io}

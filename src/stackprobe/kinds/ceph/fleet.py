@@ -70,8 +70,10 @@ class ClientResult:
 
 def run_together(ctx: StepContext, label: str, argv_of: Callable[[CephClient], list[str]],
                  env_of: Callable[[CephClient], dict[str, str]] | None = None,
+                 watch_of: Callable[[CephClient, float], Callable[[str], bool]] | None = None,
                  ) -> dict[str, ClientResult]:
-    """argv_of(client) on every host of the step, all released together."""
+    """argv_of(client) on every host of the step, all released together. watch_of(client,
+    t0) gives the client's stdout watcher; t0 is the agreed start on time.monotonic()."""
     assert ctx.fleet is not None and ctx.ceph is not None
     clients = {h.name: ctx.ceph.clients.of(h) for h in ctx.fleet.select(ctx.step.hosts)}
     start: list[int] = []  # set by the first thread through the barrier
@@ -82,21 +84,23 @@ def run_together(ctx: StepContext, label: str, argv_of: Callable[[CephClient], l
             if not start:
                 start.append(time.time_ns() + int(LEAD_S * 1e9))
         c = clients[h.name]
+        t0 = time.monotonic() + (start[0] / 1e9 - time.time())
         res = ctx.execute(f"{label}-{h.name}", stamped(argv_of(c), start[0]), on=h.transport,
-                          env=env_of(c) if env_of else None)
+                          env=env_of(c) if env_of else None,
+                          on_stdout=watch_of(c, t0) if watch_of else None)
         return ClientResult(c, res, start_of(res.stderr))
 
     return ctx.fleet.each(go, list(clients), together=True)  # type: ignore[return-value]
 
 
-def parsed(results: dict[str, ClientResult], parse: Callable[[str], IoRecord], tool: str,
+def parsed(results: dict[str, ClientResult], parse: Callable[[str, str], IoRecord], tool: str,
            what: str) -> tuple[list[tuple[IoRecord, float | None]], list[str]]:
     """(each client's record with its start, each failure in words): the tool's own
-    words when it failed, else why its output could not be read."""
+    words when it failed, else why its output could not be read. parse(host, stdout)."""
     clients, failed = [], []
     for name, r in results.items():
         try:
-            rec = parse(r.result.stdout)
+            rec = parse(name, r.result.stdout)
         except ValueError as exc:
             failed.append(f"{name}: " + (failure_message(r.result, tool) if not r.result.ok
                                          else f"{what}: {exc}"))

@@ -40,7 +40,7 @@ def run_fleet(ctx: StepContext, modes: list[str], max_objects: int | None) -> St
             return out
 
         results = run_together(ctx, f"rados-bench-{mode}", argv)
-        clients, failed = parsed(results, lambda out, mode=mode: parse_rados_bench(out, mode),
+        clients, failed = parsed(results, lambda _, out, mode=mode: parse_rados_bench(out, mode),
                                  "rados", f"rados bench {mode}")
         for rec, _ in clients:
             rec.groupid = groupid

@@ -5,6 +5,7 @@ Unlike rados bench it does not run flat out: it issues operations to keep up wit
 `target_throughput` (bytes/s), with at most `max_ops` operations and `max_backlog` bytes in
 flight — so the question it answers is whether the cluster sustains that mix. Achieving
 less than the target means the cluster (or max_ops / max_backlog) held it back: a warning.
+With `hosts:` every client host runs it at once (kinds/ceph/rados_load_gen_fleet.py).
 
 It makes `objects` objects of `object_size_min`..`object_size_max` first, in the default
 namespace under names it draws itself (`obj-<random>`), and removes them at the end; a stop
@@ -24,8 +25,9 @@ from typing import Literal
 from pydantic import model_validator
 
 from stackprobe.kinds.ceph.common import CEPH, CEPH_CLI_S, CLUSTER_BYTES_PER_S, RADOS
+from stackprobe.kinds.ceph.rados_load_gen_fleet import run_fleet
 from stackprobe.kinds.context import StepContext, StepOutcome, failure_message
-from stackprobe.kinds.contract import CephNeeds, Kind
+from stackprobe.kinds.contract import CephNeeds, HostMode, Kind
 from stackprobe.parsers.ceph.rados_load_gen import parse_rados_load_gen
 from stackprobe.schema.records import IoRecord
 from stackprobe.spec.fields import Count, Duration, Percent, Size, Sizes
@@ -81,13 +83,13 @@ def load_gen_argv(cli: list[str], pool: str, spec: RadosLoadGenStep) -> list[str
 class LineClock:
     """Fed stdout as it arrives: when each line came, in seconds since the start."""
 
-    def __init__(self) -> None:
-        self.t0 = time.monotonic()
+    def __init__(self, t0: float | None = None) -> None:
+        self.t0 = time.monotonic() if t0 is None else t0  # on time.monotonic()
         self.times: list[float] = []
         self._partial = False
 
     def __call__(self, chunk: str) -> bool:
-        now = round(time.monotonic() - self.t0, 4)
+        now = round(max(0.0, time.monotonic() - self.t0), 4)
         ends = chunk.count("\n")
         self.times += [now] * ends
         self._partial = not chunk.endswith("\n") if chunk else self._partial
@@ -108,6 +110,9 @@ class RadosLoadGenRunner:
         too_big = self._too_big(ctx, spec)
         if too_big:
             return StepOutcome("failed", error=too_big)
+        if ctx.fleet is not None:
+            return run_fleet(ctx, lambda cli, pool: load_gen_argv(cli, pool, spec), LineClock,
+                             lambda rec: _short_of_target(rec, spec), spec.target_throughput.bytes)
         clock = LineClock()
         result = ctx.execute(LABEL, load_gen_argv(ctx.ceph.target.cli(), ctx.ceph.pool, spec),
                              on_stdout=clock)
@@ -165,6 +170,7 @@ class RadosLoadGen(Kind):
     spec = RadosLoadGenStep
     layer = "cluster"
     family = "ceph"
+    hosts = HostMode.FLEET
     sweeps = ("target_throughput", "read_percent")
     tools = (CEPH, RADOS)
     records = (IoRecord,)

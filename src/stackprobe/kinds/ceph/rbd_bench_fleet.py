@@ -26,7 +26,7 @@ def run_fleet(ctx: StepContext, argv_of) -> StepOutcome:
     """argv_of(cli, image) is the single-client command line for one client's image."""
     spec = ctx.step.spec
     results = run_together(ctx, "rbd-bench", lambda c: argv_of(c.cli(), c.image))
-    clients, failed = parsed(results, parse_rbd_bench, "rbd", "rbd bench")
+    clients, failed = parsed(results, lambda _, out: parse_rbd_bench(out), "rbd", "rbd bench")
     records = [rec for rec, _ in clients]
     if any(r.result.interrupted for r in results.values()):
         return StepOutcome.stopped(records)
