@@ -202,6 +202,8 @@ ceph: {pool: create, pg_num: 32, image_size: 64M}
 steps:
   - {kind: metadata, name: md, hosts: client, target: cephfs, layout: hard, files: 60,
      numjobs: 2, file_size: 4096}
+  - {kind: io500_like, name: io5, hosts: client, target: cephfs, numjobs: 1, easy_size: 8m,
+     hard_transfers: 40, md_easy_files: 30, md_hard_files: 30}
   - {kind: rbd_bench, name: rbd, hosts: client, io_type: write, io_size: 4K, io_total: 4M}
   - {kind: rados_bench, name: rados-long, hosts: client, block_size: 4K, threads: 2,
      seconds: 60, modes: [write]}
@@ -218,7 +220,7 @@ def _running(runs: Path, name: str) -> bool:
     return False
 
 
-def test_metadata_on_cephfs_then_ctrl_c_leaves_nothing(labs, run):
+def test_metadata_and_io500_like_on_cephfs_then_ctrl_c_leaves_nothing(labs, run):
     tmp, state, ceph_state = labs
     _, _, _, before = run
     (tmp / "interrupt.yaml").write_text(INTERRUPT_SUITE)
@@ -246,6 +248,16 @@ def test_metadata_on_cephfs_then_ctrl_c_leaves_nothing(labs, run):
     creates = [r for r in md["records"] if r["type"] == "ops" and r["operation"] == "create"]
     assert {r["host"] for r in creates} == CLIENTS | {FLEET_HOST}
     assert all(r["total_ops"] == 2 * 60 for r in creates if r["host"] != FLEET_HOST)
+    # the io500-like phases from the three clients in one CephFS directory: one score
+    io5 = steps["io5"]
+    assert io5["status"] == "ok", io5["error"]
+    (score,) = [r for r in io5["records"] if r["type"] == "io500"]
+    assert score["host"] == FLEET_HOST and score["procs"] == 3 and len(score["phases"]) == 12
+    assert all(p["value"] > 0 for p in score["phases"]), score["phases"]
+    find = next(p for p in score["phases"] if p["name"] == "find")
+    assert find["details"]["total_files"] == 3 * (30 + 30)
+    hard = [r for r in io5["records"] if r["type"] == "io" and r["job"].startswith("ior-hard-write")]
+    assert {r["host"] for r in hard} == CLIENTS | {FLEET_HOST}
     assert steps["rbd"]["status"] == "ok" and steps["rados-long"]["status"] == "interrupted"
     # nothing left: pools, images and objects (the run's pool is gone), the CephFS
     # directory of the run, each client's mount and scratch

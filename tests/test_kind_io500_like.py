@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import pytest
 
 from conftest import run_cli
 from stackprobe.kinds.fio.fio_job import build_metadata_job, metadata_dirs
 from stackprobe.kinds.hpc.io500_like import Io500LikeStep
-from stackprobe.kinds.hpc.io500_like_jobs import PHASES, phase_job
+from stackprobe.kinds.hpc.io500_like_jobs import PHASES, Client, phase_job
 
 pytestmark = pytest.mark.slow
 
@@ -172,6 +173,42 @@ def test_hard_write_interleaves_processes_in_one_file(tmp_path):
     for block in range(15):
         chunk = data[block * 47008:(block + 1) * 47008]
         assert int.from_bytes(chunk[:8], "little") == block * 47008, block
+
+
+def test_hard_write_interleaves_every_clients_processes(tmp_path):
+    """Three clients of two processes each, three fio processes at once on one file made
+    at its full size (as a fleet does): block b holds process b mod 6's transfer, each
+    block written once, the file not extended beyond 6 x 4 transfers."""
+    import subprocess
+
+    (tmp_path / "ior-hard").mkdir()
+    spec = Io500LikeStep(kind="io500_like", numjobs=2, hard_transfers=4)
+    size = 3 * 2 * 4 * 47008
+    (tmp_path / "ior-hard" / "file").write_bytes(b"")
+    os.truncate(tmp_path / "ior-hard" / "file", size)
+    procs = []
+    for i in range(3):
+        job = phase_job("ior-hard-write", spec, str(tmp_path), Client(f"h{i}.", 2 * i, 6, f"@h{i}"))
+        job = job.replace(f"[ior-hard-write@h{i}]", f"buffer_pattern=0x00\n[ior-hard-write@h{i}]")
+        job += "verify=pattern\nverify_pattern=%o\ndo_verify=0\nverify_state_save=0\n"
+        (tmp_path / f"h{i}.fio").write_text(job)
+        procs.append(subprocess.Popen(["fio", "--output-format=json", str(tmp_path / f"h{i}.fio")],
+                                      stdout=subprocess.DEVNULL, cwd=tmp_path))
+    assert [p.wait(timeout=120) for p in procs] == [0, 0, 0]
+    data = (tmp_path / "ior-hard" / "file").read_bytes()
+    assert len(data) == size
+    for block in range(24):
+        chunk = data[block * 47008:(block + 1) * 47008]
+        assert int.from_bytes(chunk[:8], "little") == block * 47008, block
+
+
+def test_fleet_needs_one_file_system_every_client_sees():
+    with pytest.raises(ValueError, match="target: cephfs, or directory"):
+        Io500LikeStep(kind="io500_like", hosts="client")
+    Io500LikeStep(kind="io500_like", hosts="client", target="cephfs")
+    Io500LikeStep(kind="io500_like", hosts="client", directory="/mnt/lustre")
+    with pytest.raises(ValueError, match="directory: is for steps with hosts"):
+        Io500LikeStep(kind="io500_like", directory="/mnt/lustre")
 
 
 def test_metadata_directories_per_layout():

@@ -15,17 +15,18 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from stackprobe.analysis.io500_score import IO500_LIKE_LABEL, score
 from stackprobe.kinds.ceph.common import CEPH, CEPH_FUSE
 from stackprobe.kinds.context import StepContext, StepOutcome, failure_message, remove_work_dir
-from stackprobe.kinds.contract import CephNeeds, Kind, Tool
+from stackprobe.kinds.contract import CephNeeds, HostMode, Kind, Tool
 from stackprobe.kinds.fio.common import FIO, FIO_STARTUP_S, METADATA_OPS_PER_S, UNTIMED_BYTES_PER_S
 from stackprobe.kinds.fio.fio import run_fio_job
 from stackprobe.kinds.fio.fio_job import metadata_dirs
 from stackprobe.kinds.fio.metadata_jobs import ops_record, short_phase
 from stackprobe.kinds.fio.params import TARGET_TEXT, target_needs
+from stackprobe.kinds.hpc.io500_like_fleet import Io500LikeFleet
 from stackprobe.kinds.hpc.io500_like_jobs import (
     DIRS,
     HARD_TRANSFER,
@@ -36,6 +37,7 @@ from stackprobe.kinds.hpc.io500_like_jobs import (
 from stackprobe.kinds.hpc.rows import io500_rows
 from stackprobe.kinds.lustre import Stripe, apply_stripes
 from stackprobe.schema.records import Io500Phase, Io500Record, IoRecord, OpsRecord
+from stackprobe.schema.sentinels import FLEET_HOST
 from stackprobe.spec.fields import Size
 from stackprobe.spec.steps import MeasuredSpec
 
@@ -58,6 +60,25 @@ class Io500LikeStep(MeasuredSpec):
     md_hard_files: int = Field(default=2000, ge=1)  # per process
     direct: bool = False
     stripe: dict[str, Stripe] = Field(default_factory=dict)  # phase directory -> striping
+    # With hosts: a directory every host sees (a shared mount: Lustre, NFS); all clients
+    # work in one stackprobe-<run>-<step> directory below it. With target cephfs, each
+    # client mounts the run's CephFS itself instead.
+    directory: str | None = Field(default=None, pattern=r"^/")
+
+    @model_validator(mode="after")
+    def _where(self):
+        if self.hosts is None:
+            if self.directory is not None:
+                raise ValueError("directory: is for steps with hosts (a mount they all see); "
+                                 "on this machine use --target")
+            return self
+        if (self.target == "cephfs") == (self.directory is not None):
+            raise ValueError("with hosts, the clients need one file system they all see: "
+                             "target: cephfs, or directory: a mount every host has")
+        if self.stripe:
+            raise ValueError("stripe: is applied on this machine's target only; with hosts, "
+                             "set the shared directory's layout with lfs setstripe beforehand")
+        return self
 
 GIB = 1024**3
 TIMESTAMP = "timestamp"  # touched after mdtest-easy-write: find looks for newer files
@@ -78,9 +99,12 @@ def _seconds(ms: float | None) -> float | None:
 class Io500LikeRunner:
     def __init__(self) -> None:
         self._warnings: dict[str, list[str]] = {}
+        self.fleet = Io500LikeFleet()
 
     def prepare(self, ctx: StepContext) -> None:
         spec: Io500LikeStep = ctx.step.spec
+        if ctx.fleet is not None:
+            return self.fleet.prepare(ctx)
         work = ctx.work_dir
         jobs = spec.numjobs
         dirs = [*DIRS.values(), *(f"{DIRS['mdtest-easy']}/{d}" for d in metadata_dirs("easy", jobs)),
@@ -99,6 +123,8 @@ class Io500LikeRunner:
         phases: list[Io500Phase] = []
         created = 0  # files in the tree when find walks it
         warnings = self._warnings.pop(ctx.step.id, [])
+        if ctx.fleet is not None and (problem := self.fleet.start(ctx)):
+            return StepOutcome("failed", error=problem)
         for phase, kind in PHASES:
             if phase == "find":
                 outcome = self._find(ctx, created)
@@ -106,44 +132,64 @@ class Io500LikeRunner:
                     return self._ended(outcome, records, phases, warnings)
                 phases.append(outcome)
                 continue
-            outcome = run_fio_job(ctx.child(phase), ctx.step_dir / f"{phase}.fio")
-            recs = outcome.records
-            if kind == "md":
-                recs = [ops_record(r, 0, phase.split("-")[1]) for r in recs]
-                for r in recs:
-                    r.operation, r.files_per_job = phase, None
-            records += recs
-            if outcome.status != "ok" or not recs:
+            outcome, figure = self._phase(ctx, phase, kind)
+            records += outcome.records
+            if outcome.status != "ok" or figure is None:
                 return self._ended(outcome, records, phases, warnings, phase)
-            value, ops, seconds = phase_value(phase, recs[0])
+            value, ops, seconds = figure
             if phase in ("mdtest-easy-write", "mdtest-hard-write"):
                 created += ops
             if phase == "mdtest-easy-write":  # what find will look for is newer than this
-                ctx.execute("timestamp", ["touch", "--", str(ctx.work_dir / TIMESTAMP)])
+                self._touch(ctx, TIMESTAMP)
             unit = "GiB/s" if kind == "bw" else "kIOPS"
             phases.append(Io500Phase(name=phase, kind=kind, value=value, unit=unit,
                                      time_s=seconds))
         warnings += [w for ph in phases if ph.name != "find"  # find is timed by the clock
                      if (w := short_phase(ph.name, (ph.time_s or 0) * 1000, "raise its size"))]
+        clients = len(ctx.step.hosts) if ctx.fleet is not None else 1
         result = Io500Record(version="stackprobe io500-like", source_format="stackprobe",
-                             official=False, label=IO500_LIKE_LABEL, procs=spec.numjobs,
-                             phases=phases, score_computed=score(phases),
+                             official=False, label=IO500_LIKE_LABEL,
+                             procs=spec.numjobs * clients, phases=phases,
+                             score_computed=score(phases),
                              formula="sqrt(geomean(bw GiB/s) x geomean(md kIOPS))",
-                             host=ctx.transport.host)
+                             host=FLEET_HOST if ctx.fleet is not None else ctx.transport.host)
         return StepOutcome("ok", [*records, result], warnings=warnings,
                            notes=[_score_note(result)])
 
     def cleanup(self, ctx: StepContext) -> None:
+        if ctx.fleet is not None:
+            return self.fleet.cleanup(ctx)
         remove_work_dir(ctx)
 
     # ---------------------------------------------------------------- parts
-    @staticmethod
-    def _find(ctx: StepContext, files: int) -> Io500Phase | StepOutcome:
+    def _phase(self, ctx: StepContext, phase: str, kind: str,
+               ) -> tuple[StepOutcome, tuple[float, int, float | None] | None]:
+        """One phase: (its outcome and records, its figure or None when it did not end)."""
+        if ctx.fleet is not None:
+            return self.fleet.phase(ctx, phase, kind)
+        outcome = run_fio_job(ctx.child(phase), ctx.step_dir / f"{phase}.fio")
+        recs = outcome.records
+        if kind == "md":
+            recs = [ops_record(r, 0, phase.split("-")[1]) for r in recs]
+            for r in recs:
+                r.operation, r.files_per_job = phase, None
+        outcome.records = recs
+        return outcome, (phase_value(phase, recs[0]) if recs else None)
+
+    def _touch(self, ctx: StepContext, name: str) -> None:
+        if ctx.fleet is not None:
+            return self.fleet.touch(ctx, name)
+        ctx.execute("timestamp", ["touch", "--", str(ctx.work_dir / name)])
+
+    def _find(self, ctx: StepContext, files: int) -> Io500Phase | StepOutcome:
         """IO500's find: walk the whole tree in parallel; the rate is files walked per
         second (the files the create phases made), as IO500 counts it."""
-        work = str(ctx.work_dir)
-        result = ctx.execute("find", find_argv(work, ctx.step.spec.numjobs,
-                                               f"{work}/{TIMESTAMP}"))
+        if ctx.fleet is not None:
+            result = self.fleet.find(ctx, TIMESTAMP)
+        else:
+            work = str(ctx.work_dir)
+            result = ctx.execute("find", find_argv(work, ctx.step.spec.numjobs,
+                                                   f"{work}/{TIMESTAMP}"))
         if not result.ok:
             return StepOutcome("interrupted" if result.interrupted else "failed",
                                error=failure_message(result, "find"))
@@ -182,6 +228,7 @@ class Io500Like(Kind):
     spec = Io500LikeStep
     layer = "client"
     family = "hpc"
+    hosts = HostMode.FLEET
     tools = (FIO, FIND, CEPH, CEPH_FUSE)  # Ceph's on `target: cephfs`
     records = (IoRecord, OpsRecord, Io500Record)
 
