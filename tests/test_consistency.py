@@ -1,4 +1,5 @@
-"""Node-to-node consistency: median, MAD, robust z and the min_deviation guard."""
+"""Node-to-node consistency: median, MAD, robust z and the min_deviation guard (pairs, spreads
+and roles: tests/test_node_pairs_roles.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,12 @@ def flagged_nodes(result: Consistency) -> list[str]:
     return [f.node for f in result.flagged()]
 
 
-def test_fewer_than_three_nodes_is_not_judged():
-    assert judge({"a": 100.0, "b": 30.0}, metric="m") is None
+def test_one_node_is_not_judged_and_two_are_a_pair():
+    # before pairs were judged, two nodes gave None; now both are named when they differ
+    pair = judge({"a": 100.0, "b": 30.0}, metric="m")
+    assert pair is not None and pair.pair is not None and pair.spread_verdict is None
+    assert flagged_nodes(pair) == ["a", "b"]
+    assert all(f.robust_z is None for f in pair.figures)
     assert judge({"a": 100.0}, metric="m") is None
     assert judge({}, metric="m") is None
 

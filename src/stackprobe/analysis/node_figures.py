@@ -4,11 +4,15 @@ Each figure is a metric name, its unit, whether higher is better, and one value 
 The seeds' faults show up in exactly these: a missing DIMM in memory size and bandwidth, a
 throttled or misconfigured CPU in stress-ng throughput, a bad backplane in the disk
 aggregate.
+
+Hosts are compared within a role (`role_groups`): MDS against MDS, OSS against OSS, never
+an MDS against an OSS — they are different machines doing different work, and a fleet of
+slower OSS must not make the MDS look fast or the other way round.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from stackprobe.schema.records import CpuRecord, InventoryRecord, IoRecord, MemBwRecord
@@ -46,3 +50,23 @@ def node_metrics(kind: str, records: Sequence[object]) -> list[NodeMetric]:
             add("disk aggregate (all devices at once)", "B/s", r.host,
                 sum(s.bw_bytes for _, s in r.directions()))
     return list(metrics.values())
+
+
+def role_groups(hosts: Iterable[str], roles: Mapping[str, Sequence[str]] | None
+                ) -> dict[str | None, list[str]]:
+    """{role: its hosts}, the groups compared: a host with two roles is in both, hosts
+    without a role (or without roles given) form one group, None. Roles whose hosts are
+    the same compare the same figures: they are one group, 'client/storage'. Roles in
+    name order, None last."""
+    by_role: dict[str | None, list[str]] = {}
+    for host in sorted(hosts):
+        for role in (roles or {}).get(host) or [None]:
+            by_role.setdefault(role, []).append(host)
+    merged: dict[tuple[str, ...], list[str]] = {}
+    for role in sorted(r for r in by_role if r is not None):
+        merged.setdefault(tuple(by_role[role]), []).append(role)
+    out: dict[str | None, list[str]] = {"/".join(names): list(group)
+                                        for group, names in merged.items()}
+    if None in by_role:
+        out[None] = by_role[None]
+    return out

@@ -4,11 +4,14 @@ of Ceph steps started (client_tables.py).
 
 They are drawn from each step's `findings` (see docs/results-schema.md), which the runners
 and analysis filled in; nothing is recomputed here. A flagged figure is marked in its cell
-and named in a sentence under the table.
+and named in a sentence under the table. A node comparison's table is titled with its role
+('memory bandwidth (read) — role mds') and says, under it, how a pair compares or how far
+three or more spread.
 """
 
 from __future__ import annotations
 
+from stackprobe.analysis.consistency_text import pair_line, spread_line, subject
 from stackprobe.report.client_tables import client_start_table
 from stackprobe.schema.results import RunResults, StepResult
 from stackprobe.tables.text_table import TextTable
@@ -44,15 +47,20 @@ def figure_text(unit: str, v: float | None) -> str:
 
 
 def consistency_table(step: StepResult, c: dict) -> TextTable:
-    t = TextTable(f"Node consistency: {c['metric']} ({step.id})",
+    """One figure compared among the hosts of one role: a pair's ratio, or each host
+    against the median and the spread, as stored (analysis/consistency_text.py words it)."""
+    t = TextTable(f"Node consistency: {subject(c)} ({step.id})",
                   ["Host", c["metric"], "× median", "Robust z", "Verdict"])
+    flag = f"{FLAG} differ" if c.get("pair") else f"{FLAG} outlier"
     for fig in sorted(c["figures"], key=lambda x: x["node"]):
         z = fig.get("robust_z")
         t.rows.append([fig["node"], figure_text(c["unit"], fig["value"]), f"{fig['ratio']:.2f}×",
-                       "-" if z is None else f"{z:+.1f}",
-                       f"{FLAG} outlier" if fig["flagged"] else "ok"])
+                       "-" if z is None else f"{z:+.1f}", flag if fig["flagged"] else "ok"])
     t.notes.append(f"median {figure_text(c['unit'], c['median'])}, spread (max-min)/median "
                    f"{c['spread_pct']:.1f}%")
+    line = pair_line(c, lambda v: figure_text(c["unit"], v)) or spread_line(c)
+    if line:
+        t.notes.append(line)
     return t
 
 

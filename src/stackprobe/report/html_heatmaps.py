@@ -8,6 +8,7 @@ from `findings` (docs/results-schema.md) without recomputing anything.
 
 from __future__ import annotations
 
+from stackprobe.analysis.consistency_text import subject
 from stackprobe.report.host_tables import figure_text
 from stackprobe.report.svg import diverging
 from stackprobe.report.svg_charts import HeatCell, heatmap
@@ -71,23 +72,26 @@ def _network_tip(c: dict, share: float | None = None) -> str:
 
 
 def consistency_heatmap(step_id: str, figures: list[dict]) -> str:
-    """Hosts x figures, each cell the host's ratio to the figure's median across hosts:
-    pale at the median, red below (worse), blue above; outliers flagged."""
-    metrics = [c["metric"] for c in figures]
+    """Hosts x figures (a figure per role: 'memory bandwidth — role mds'), each cell the
+    host's ratio to the figure's median across the role's hosts: pale at the median, red
+    below (worse), blue above; outliers and pairs that differ flagged."""
+    metrics = [subject(c) for c in figures]
     hosts = sorted({fig["node"] for c in figures for fig in c["figures"]})
     cells = {}
     for c in figures:
+        pair = c.get("pair")
         for fig in c["figures"]:
             ratio = fig.get("ratio")
             if ratio is None:
                 continue
             z = fig.get("robust_z")
-            tip = (f"{fig['node']}, {c['metric']}: {figure_text(c['unit'], fig.get('value'))}, "
+            tip = (f"{fig['node']}, {subject(c)}: {figure_text(c['unit'], fig.get('value'))}, "
                    f"{ratio:.2f}× median {figure_text(c['unit'], c.get('median'))}"
                    + (f", robust z {z:+.1f}" if z is not None else "")
-                   + (" — outlier" if fig.get("flagged") else ""))
-            cells[(fig["node"], c["metric"])] = HeatCell(
+                   + (f" — {pair['high']} : {pair['low']} = {pair['ratio_text']}" if pair else "")
+                   + ((" — they differ" if pair else " — outlier") if fig.get("flagged") else ""))
+            cells[(fig["node"], subject(c))] = HeatCell(
                 f"{ratio:.2f}×", diverging((ratio - 1) / 0.3), tip, flagged=bool(fig.get("flagged")))
     return heatmap(f"Node consistency: ratio to the median ({step_id})", hosts, metrics, cells,
-                   note="colour: ratio to the hosts' median (red below, blue above); "
-                        "⚠ flagged outlier", width=WIDTH)
+                   note="colour: ratio to the median of the role's hosts (red below, blue "
+                        "above); ⚠ flagged outlier, or a pair that differs", width=WIDTH)

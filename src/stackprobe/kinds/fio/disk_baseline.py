@@ -21,6 +21,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from stackprobe.kinds.compare import ComparesNodes
 from stackprobe.kinds.context import STOPPED, StepContext, StepOutcome, failure_message
 from stackprobe.kinds.contract import HostMode, Kind
 from stackprobe.kinds.fio.common import FIO
@@ -36,7 +37,7 @@ from stackprobe.units import fmt_bw
 WRITES = ("write", "randwrite")
 
 
-class DiskBaselineStep(MeasuredSpec):
+class DiskBaselineStep(MeasuredSpec, ComparesNodes):
     """Each declared device or directory of a host alone, then all of them at once; a host
     whose aggregate is below `min_aggregate` of the sum of its singles is flagged (a shared
     HBA, backplane or PCIe link caps them: seed 001's 36 disks at 2 GB/s)."""

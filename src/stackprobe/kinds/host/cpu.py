@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from stackprobe.kinds.compare import ComparesNodes
 from stackprobe.kinds.context import StepContext, StepOutcome, failure_message
 from stackprobe.kinds.contract import HostMode, Kind
 from stackprobe.kinds.host.stress_ng import STRESS_NG
@@ -21,7 +22,7 @@ from stackprobe.spec.steps import MeasuredSpec
 from stackprobe.tables.rows import per_host_rows, record_rows
 
 
-class CpuStep(MeasuredSpec):
+class CpuStep(MeasuredSpec, ComparesNodes):
     """CPU throughput: stress-ng's matrix (or another) stressor on every CPU of the host."""
 
     kind: Literal["cpu"]

@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from stackprobe.kinds.compare import ComparesNodes
 from stackprobe.kinds.context import StepContext, StepOutcome, failure_message
 from stackprobe.kinds.contract import AnyOf, HostMode, Kind, Tool
 from stackprobe.kinds.host.memory_commands import MEMORY_TOOLS, STRESS_NG_STREAM_MIN_SECONDS
@@ -28,7 +29,7 @@ MBW_RUNS = 3
 PREFERENCE = ("sysbench", "mbw", "stress-ng")  # what `tool: auto` takes, first found
 
 
-class MemoryStep(MeasuredSpec):
+class MemoryStep(MeasuredSpec, ComparesNodes):
     """Memory bandwidth with sysbench, mbw or stress-ng (the result names the tool)."""
 
     kind: Literal["memory"]
