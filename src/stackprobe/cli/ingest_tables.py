@@ -2,7 +2,10 @@
 
 fio and iperf3 records share the I/O table; IOR, mdtest and IO500 records each get a table
 in their own terms (IOR's max/mean bandwidth per access, mdtest's rate per operation,
-IO500's phases with the reported and the recomputed score).
+IO500's phases with the reported and the recomputed score). STREAM, HPL and hpcc show their
+figures in the tools' own decimal units (MB/s, Gflops) beside each run's own check: a run
+whose check failed or is not in the file shows no figure, only why
+(schema/hpc_records.py keeps its printed rate as untrusted).
 """
 
 from __future__ import annotations
@@ -14,11 +17,14 @@ from rich.table import Table
 
 from stackprobe.report.terminal import rich_table
 from stackprobe.schema.records import (
+    HpccRecord,
+    HplRecord,
     Io500Record,
     IoRecord,
     IorRecord,
     MdtestRecord,
     NetRecord,
+    StreamRecord,
 )
 from stackprobe.tables.io500 import phase_table, score_sentence
 from stackprobe.units import fmt_bw, fmt_iops, fmt_ns
@@ -34,7 +40,12 @@ def print_records(console: Console, path: Path, fmt: str, records: list) -> None
     md = [r for r in records if isinstance(r, MdtestRecord)]
     if md:
         console.print(_mdtest_table(f"{path} ({fmt})", md))
+    for kind, table in ((StreamRecord, _stream_table), (HplRecord, _hpl_table)):
+        if found := [r for r in records if isinstance(r, kind)]:
+            console.print(table(f"{path} ({fmt})", found))
     for rec in records:
+        if isinstance(rec, HpccRecord):
+            console.print(_hpcc_table(f"{path} ({fmt}, run {rec.run})", rec))
         if isinstance(rec, Io500Record):
             title = f"{path} ({fmt}, {rec.version or 'version unknown'})"
             console.print(rich_table(phase_table(title, rec)))
@@ -82,4 +93,66 @@ def _mdtest_table(title: str, records: list[MdtestRecord]) -> Table:
     for r in records:
         table.add_row(str(r.test if r.test is not None else ""), r.label, str(r.tasks or "-"),
                       fmt_iops(r.rate.max), fmt_iops(r.rate.mean), str(r.iterations or "-"))
+    return table
+
+
+def _check(ok: bool | None, failed: str = "FAILED") -> str:
+    return {True: "PASSED", False: f"[red]{failed}[/red]", None: "[yellow]no check[/yellow]"}[ok]
+
+
+def _gflops(flops: float | None) -> str:
+    return "-" if flops is None else f"{flops / 1e9:.6g}"
+
+
+def _stream_table(title: str, records: list[StreamRecord]) -> Table:
+    table = Table(title=title, header_style="bold")
+    for col in ("Run", "Threads", "Array", "Copy MB/s", "Scale MB/s", "Add MB/s", "Triad MB/s", "Check"):
+        table.add_column(col)
+    for r in records:
+        rates = [r.kernels.get(k) for k in ("copy", "scale", "add", "triad")]
+        table.add_row(str(r.run), str(r.threads or "-"), f"{r.array_elements or 0:,}",
+                      *(f"{k.best_bw_bytes / 1e6:.1f}" if k and k.best_bw_bytes else "-" for k in rates),
+                      _check(r.validated, "FAILED validation"))
+    return table
+
+
+def _hpl_table(title: str, records: list[HplRecord]) -> Table:
+    table = Table(title=title, header_style="bold")
+    for col in ("Test", "T/V", "N", "NB", "P×Q", "Time s", "Gflops", "Residual", "Check"):
+        table.add_column(col)
+    for r in records:
+        table.add_row(str(r.test), r.tv, str(r.n), str(r.nb), f"{r.p}×{r.q}",
+                      "-" if r.time_s is None else f"{r.time_s:g}", _gflops(r.flops_per_s),
+                      "-" if r.residual is None else f"{r.residual:.4g}", _check(r.passed))
+    return table
+
+
+def _hpcc_table(title: str, r: HpccRecord) -> Table:
+    """One hpcc run: a line per test, its figures in hpcc's units and its own check."""
+    table = Table(title=f"{title}: {r.host or '?'}, {r.procs or '?'} processes, "
+                        f"{'Success=' + str(int(r.success)) if r.success is not None else 'no summary'}",
+                  header_style="bold")
+    for col in ("Test", "Figures", "Check"):
+        table.add_column(col)
+    if r.hpl is not None:
+        h = r.hpl
+        rate = "no result" if h.flops_per_s is None else f"{_gflops(h.flops_per_s)} Gflops"
+        table.add_row("HPL", f"N {h.n}, NB {h.nb}, P×Q {h.p}×{h.q}: {rate}", _check(h.passed))
+    elif r.hpl_tests:
+        table.add_row("HPL", f"{len(r.hpl_tests)} test rows, no summary", _check(r.checks.get("HPL")))
+    rows = (("StarSTREAM", "stream_bw_bytes", "star_", 1e9, "GB/s"),
+            ("SingleSTREAM", "stream_bw_bytes", "single_", 1e9, "GB/s"),
+            ("DGEMM", "dgemm_flops_per_s", "", 1e9, "Gflops"), ("PTRANS", "ptrans_bw_bytes", "", 1e9, "GB/s"),
+            ("RandomAccess", "random_access_updates_per_s", "", 1e9, "GUP/s"),
+            ("FFT", "fft_flops_per_s", "", 1e9, "Gflops"), ("PingPong latency", "pingpong_latency_ns", "", 1e3, "µs"),
+            ("PingPong bandwidth", "pingpong_bw_bytes", "", 1e6, "MB/s"),
+            ("Ring latency", "ring_latency_ns", "", 1e3, "µs"), ("Ring bandwidth", "ring_bw_bytes", "", 1e6, "MB/s"))
+    for name, field, prefix, scale, unit in rows:
+        figures = {k[len(prefix):]: v for k, v in getattr(r, field).items() if k.startswith(prefix)}
+        if figures:
+            text = ", ".join(f"{k} {v / scale:.6g}" for k, v in figures.items())
+            checks = [ok for section, ok in r.checks.items() if name.split()[0] in section]
+            table.add_row(name, f"{text} {unit}", _check(all(checks)) if checks else "")
+    for key in r.untrusted:
+        table.add_row("[red]not a result[/red]", key, "[red]its check failed[/red]")
     return table

@@ -21,9 +21,12 @@ from stackprobe.parsers.ceph.bench_files import (
 from stackprobe.parsers.fio.fio_json import json_documents, parse_fio_json
 from stackprobe.parsers.fio.fio_normal import parse_fio_normal
 from stackprobe.parsers.fio.fio_terse import parse_fio_terse
+from stackprobe.parsers.hpc.hpcc_out import looks_like_hpcc, parse_hpcc
+from stackprobe.parsers.hpc.hpl_out import looks_like_hpl, parse_hpl
 from stackprobe.parsers.hpc.io500_result import looks_like_io500, parse_io500
 from stackprobe.parsers.hpc.ior_text import looks_like_ior, parse_ior
 from stackprobe.parsers.hpc.mdtest_text import looks_like_mdtest, parse_mdtest
+from stackprobe.parsers.hpc.stream_text import looks_like_stream, parse_stream
 from stackprobe.parsers.network.iperf3_json import parse_iperf3_json
 
 _TERSE_LINE = re.compile(r"^(?:.*\r)?[2-5];fio-[^;]*;", re.MULTILINE)
@@ -60,7 +63,7 @@ def detect(text: str) -> Format:
     raise ValueError(
         "unknown format (looked for fio json/json+/terse/normal output, iperf3 -J, IOR and "
         "mdtest output, IO500 result files, rados bench, rbd bench and ceph tell osd bench "
-        "output)"
+        "output, STREAM, HPL.out and hpcc's hpccoutf.txt)"
     )
 
 
@@ -84,13 +87,20 @@ def _ceph_format(text: str) -> Format | None:
 
 
 def _hpc_format(text: str) -> Format | None:
-    """IO500 first: its files quote IOR and mdtest command lines."""
+    """IO500 first: its files quote IOR and mdtest command lines; hpcc before HPL and STREAM,
+    whose outputs it holds."""
     if looks_like_io500(text):
         return Format("io500 result", _io500)
     if looks_like_mdtest(text):
         return Format("mdtest output", parse_mdtest)
     if looks_like_ior(text):
         return Format("ior output", parse_ior)
+    if looks_like_hpcc(text):
+        return Format("hpcc output", parse_hpcc)
+    if looks_like_hpl(text):
+        return Format("hpl output", parse_hpl)
+    if looks_like_stream(text):
+        return Format("stream output", parse_stream)
     return None
 
 
