@@ -74,16 +74,21 @@ from stackprobe.parsers.fio.fio_json import JsonStream, interval_series, parse_f
 from stackprobe.parsers.fio.fio_log import parse_fio_log, series_from_logs
 from stackprobe.parsers.fio.fio_normal import parse_fio_normal
 from stackprobe.parsers.fio.fio_terse import parse_fio_terse
+from stackprobe.parsers.host.dmidecode_memory import DmiMemory, parse_dmidecode_memory
 from stackprobe.parsers.host.filefrag import FileExtents, parse_filefrag
 from stackprobe.parsers.host.inventory import parse_inventory
 from stackprobe.parsers.host.memory import parse_mbw, parse_stress_ng_stream, parse_sysbench_memory
 from stackprobe.parsers.host.sadf_json import MonitorSeries, parse_sadf_json
 from stackprobe.parsers.host.stress_ng_cpu import parse_stress_ng_cpu
+from stackprobe.parsers.hpc.hpcc_out import parse_hpcc
+from stackprobe.parsers.hpc.hpl_out import parse_hpl
 from stackprobe.parsers.hpc.io500_result import parse_io500
 from stackprobe.parsers.hpc.ior_text import parse_ior
 from stackprobe.parsers.hpc.mdtest_text import parse_mdtest
+from stackprobe.parsers.hpc.stream_text import parse_stream
 from stackprobe.parsers.network.iperf3_json import parse_iperf3_json
 from stackprobe.parsers.network.ping import parse_ping
+from stackprobe.schema.hpc_records import HpccRecord, HplRecord, StreamRecord
 from stackprobe.schema.records import (
     CephInventoryRecord,
     CpuRecord,
@@ -225,6 +230,9 @@ TARGETS: dict[str, Target] = {
     "mbw": Target(parse_mbw, MemBwRecord, _files("recorded/mbw/*")),
     "inventory": Target(_each_source(parse_inventory, INVENTORY), InventoryRecord,
                         _files("recorded/inventory/*", "synthetic/inventory-2socket/*")),
+    "dmidecode_memory": Target(parse_dmidecode_memory, DmiMemory,
+                               _files("public/dmidecode/*", "synthetic/dmidecode/*.txt",
+                                      "recorded/dmidecode/*.stdout")),
     "rados_bench": Target((parse_rados_bench, functools.partial(parse_rados_bench, mode="seq")),
                           IoRecord, _files("recorded/ceph/rados-bench*", "public/rados/*",
                                            shared=("rados/*",))),
@@ -264,8 +272,11 @@ TARGETS: dict[str, Target] = {
                           _files("public/mdtest/*", shared=("mdtest/*",))),
     "io500_result": Target((parse_io500, _io500_recomputed), Io500Record,
                            _files("public/io500/*", shared=("io500/*",))),
+    "stream_text": Target(parse_stream, StreamRecord, _files("public/stream/*")),  # the shared
+    "hpl_out": Target(parse_hpl, HplRecord, _files("public/hpl/*")),  # ones, copied byte for byte
+    "hpcc_out": Target(parse_hpcc, HpccRecord, _files("public/hpcc/*", "synthetic/hpcc/*.txt")),
     "ingest": Target(_ingest, (IoRecord, NetRecord, IorRecord, MdtestRecord, Io500Record,
-                               OsdBenchRecord),
+                               OsdBenchRecord, StreamRecord, HplRecord, HpccRecord),
                      _files("recorded/fio-*.txt", "public/*/*", "recorded/iperf3/*",
                             *CEPH_BENCH_SEEDS, shared=("*/*",))),
 }

@@ -18,6 +18,7 @@ from stackprobe.kinds import registry
 from stackprobe.kinds.contract import HostMode, Kind
 from stackprobe.kinds.fio.params import FioParams
 from stackprobe.plan.expand import expand
+from stackprobe.schema.hpc_records import HpccRecord, HplRecord, StreamRecord
 from stackprobe.schema.records import Record
 from stackprobe.schema.results import RunResults
 from stackprobe.spec.steps import LAYERS, StepSpec
@@ -77,10 +78,16 @@ def test_every_kind_plans_a_minimal_step(kind):
         assert set(need.names if isinstance(need, AnyOf) else (need,)) <= declared, need
 
 
+# Records only `stackprobe ingest` makes today (outputs engineers already have); a kind
+# that starts producing one must take it off this list.
+INGEST_ONLY = {StreamRecord, HplRecord, HpccRecord}
+
+
 def test_the_kinds_produce_every_record_type_and_only_those():
     produced = {r for k in KINDS for r in k.records}
     union = set(get_args(get_args(Record)[0]))
-    assert produced == union
+    assert not produced & INGEST_ONLY
+    assert produced | INGEST_ONLY == union
 
 
 def test_recorded_runs_hold_only_their_kinds_records():

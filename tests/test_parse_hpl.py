@@ -146,7 +146,7 @@ def test_detected_as_hpl_by_content(name):
 def test_ingest_shows_each_test_and_its_check(tmp_path: Path):
     failed = tmp_path / "failed.out"
     failed.write_text(read(NETLIB).replace("1.13100920e-03 ...... PASSED", "2.75000000e+01 ...... FAILED"))
-    proc = run_cli(["ingest", HPL / NETLIB, failed], check=0)
+    proc = run_cli(["ingest", HPL / NETLIB, failed.name], cwd=tmp_path, check=0)  # a short title
     table_ok, table_failed = proc.stdout.split("failed.out")
     assert re.search(r"WR11C2R4\s*│\s*115584\s*│\s*192\s*│\s*4×8\s*│\s*1235.92\s*│\s*832.95\s*│.*PASSED", table_ok)
     assert "FAILED" in table_failed and "832.95" not in table_failed

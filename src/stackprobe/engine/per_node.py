@@ -2,16 +2,21 @@
 
 The executor runs a per-node step (inventory, memory, cpu, disk baseline) on all of its
 hosts at once; here the hosts' records are joined, their problems named by host, and every
-comparable figure judged against the hosts' median (analysis/consistency): the missing
-DIMM of seed 001 is a host at 0.66x the median memory bandwidth of its twins.
+comparable figure compared among the hosts of each role (analysis/consistency): the
+missing DIMM of seed 001 is a host at 0.66x the median memory bandwidth of its twins; seed
+004's two MDS at 3 : 2 are a pair that differs. The step's `compare:` (kinds/compare.py)
+sets the limits.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from stackprobe.analysis.consistency import judge
-from stackprobe.analysis.node_figures import node_metrics
+from stackprobe.analysis.consistency_text import subject
+from stackprobe.analysis.memory_population import population_finding
+from stackprobe.analysis.node_figures import node_metrics, role_groups
+from stackprobe.kinds.compare import limits_of
 from stackprobe.kinds.context import StepOutcome
 from stackprobe.schema.results import CommandRecord
 from stackprobe.spec.planned import PlannedStep
@@ -20,7 +25,10 @@ from stackprobe.units import fmt_bw
 
 def combine_hosts(
     step: PlannedStep, per_host: Sequence[tuple[str, StepOutcome, list[CommandRecord]]],
+    roles: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[StepOutcome, list[CommandRecord]]:
+    """The step's outcome from each host's; `roles`: each host's roles in hosts.yaml (the
+    hosts are compared within each role)."""
     records, warnings, notes, commands, errors = [], [], [], [], []
     findings: dict = {}
     statuses = set()
@@ -48,15 +56,30 @@ def combine_hosts(
     else:
         status = "ok"
     consistency = []
+    limits = limits_of(step.spec)
     for metric in node_metrics(step.kind, records):
-        verdict = judge(metric.values, metric=metric.metric, unit=metric.unit,
-                        higher_is_better=metric.higher_is_better, fmt=_formatter(metric.unit))
-        if verdict is None:
-            continue
-        consistency.append(verdict.as_dict())
-        warnings += verdict.sentences()
+        for role, hosts in role_groups(metric.values, roles).items():
+            try:
+                verdict = judge({h: metric.values[h] for h in hosts}, metric=metric.metric,
+                                unit=metric.unit, higher_is_better=metric.higher_is_better,
+                                fmt=_formatter(metric.unit), limits=limits, role=role)
+            except ValueError as exc:  # a median or a figure of 0: no ratio to judge by
+                what = subject({"metric": metric.metric, "role": role})
+                notes.append(f"{what}: hosts not compared ({exc})")
+                continue
+            if verdict is None:
+                continue
+            consistency.append(verdict.as_dict())
+            warnings += verdict.sentences()
+            spread = verdict.spread_sentence()
+            if spread:
+                warnings.append(spread)
     if consistency:
         findings["consistency"] = consistency
+    population = population_finding(records)  # the inventories' DIMMs, by channel
+    if population:
+        findings["memory_population"] = population
+        warnings += population["warnings"]
     return StepOutcome(status, records, "; ".join(errors) or None, warnings, None, notes,
                        findings), commands
 

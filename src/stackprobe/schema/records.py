@@ -16,7 +16,8 @@ One record type per kind of figure, told apart by `type`:
 - `mdtest`: one mdtest operation row (file creation, directory stat, tree removal, ...);
 - `io500`: an IO500 run (or an io500-like one): its phases, the score it reported and the
   score recomputed with the official formula;
-- `ceph_review`: one finding of the Ceph configuration review, with its evidence and source.
+- `ceph_review`: one finding of the Ceph configuration review, with its evidence and source;
+- `stream`, `hpl`, `hpcc`: the HPC node benchmarks, with their own checks (hpc_records.py).
 
 Latency dicts (`clat_ns`, `lat_ns`, `slat_ns`) are flat: mean/min/max/stddev plus the
 percentiles the tool reported, keyed by `percentile_key` ("p50", "p99.9", ...).
@@ -27,6 +28,8 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from stackprobe.schema.hpc_records import HpccRecord, HplRecord, StreamRecord
 
 # Unknown fields are errors, and so is a NaN or infinite figure: no tool measures one, and
 # results.json, the reports and every comparison would carry it on (parsers/bad_input.py).
@@ -276,6 +279,9 @@ class InventoryRecord(_Record):
     kernel: str | None = None
     os: str | None = None
     flags: list[str] = Field(default_factory=list)  # settings the seeds warn about
+    # dmidecode's memory arrays and every slot, empty ones too (parsers/host/
+    # dmidecode_memory.py): {"arrays": [...], "slots": [...]}; None: dmidecode not read
+    dmi_memory: dict[str, Any] | None = None
 
 
 class SummaryStat(BaseModel):
@@ -415,6 +421,6 @@ class CephReviewRecord(_Record):
 Record = Annotated[
     Union[IoRecord, OpsRecord, MemBwRecord, NetRecord, InventoryRecord, OsdBenchRecord,
           CephInventoryRecord, SloRecord, CpuRecord, PingRecord, IorRecord, MdtestRecord,
-          Io500Record, CephReviewRecord],
+          Io500Record, CephReviewRecord, StreamRecord, HplRecord, HpccRecord],
     Field(discriminator="type"),
 ]

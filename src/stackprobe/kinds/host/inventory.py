@@ -8,15 +8,18 @@ from __future__ import annotations
 
 from typing import Literal
 
+from stackprobe.analysis.memory_population import population_finding
+from stackprobe.kinds.compare import ComparesNodes
 from stackprobe.kinds.context import StepContext, StepOutcome, failure_message
 from stackprobe.kinds.contract import HostMode, Kind, Tool
 from stackprobe.kinds.host.inventory_sources import SOURCES
+from stackprobe.kinds.host.memory_population_table import population_table
 from stackprobe.parsers.host.inventory import parse_inventory
 from stackprobe.schema.records import InventoryRecord
 from stackprobe.spec.steps import StepSpec
 
 
-class InventoryStep(StepSpec):
+class InventoryStep(StepSpec, ComparesNodes):
     """What the machine is: CPU, memory, disks, NICs, kernel, risky settings."""
 
     kind: Literal["inventory"]
@@ -42,7 +45,12 @@ class InventoryRunner:
         except ValueError as exc:
             return StepOutcome("failed", [], f"inventory: {exc}")
         warnings = [f"inventory source unavailable: {m}" for m in missing]
-        return StepOutcome("ok", [record], None, warnings)
+        # this machine alone; on hosts, engine/per_node.py finds it over all of them
+        population = population_finding([record]) if ctx.host is None else None
+        if population is None:
+            return StepOutcome("ok", [record], None, warnings)
+        return StepOutcome("ok", [record], None, warnings + population["warnings"],
+                           findings={"memory_population": population})
 
     def cleanup(self, ctx: StepContext) -> None:
         pass
@@ -77,6 +85,9 @@ class Inventory(Kind):
 
     def rows(self, step):
         return []  # an inventory is the report's environment lines, not a figure
+
+    def tables(self, steps):
+        return [t for step in steps if (t := population_table(step)) is not None]
 
 
 KIND = Inventory()

@@ -11,7 +11,8 @@ The InventoryRecord body:
   governor (cpufreq governor, 'none' when the host has no cpufreq, several joined by ','),
   max_mhz, hypervisor;
 - memory: total_bytes (MemTotal), and from dmidecode dimm_slots, dimms_populated,
-  dimm_bytes, dimm_speed_mts (configured speed), dimm_type;
+  dimm_bytes, dimm_speed_mts (configured speed), dimm_type; every slot itself, empty ones
+  too, is the record's dmi_memory (parsers/host/dmidecode_memory.py);
 - block_devices: one entry per whole disk of non-zero size (partitions, LVM volumes are
   summarised as its `partitions` count and `mountpoints`), rotational and scheduler from
   sysfs when it was read, else from lsblk;
@@ -24,11 +25,12 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from dataclasses import asdict
 from typing import Any
 
 from stackprobe.parsers.bad_input import finite, guard, loads
+from stackprobe.parsers.host.dmidecode_memory import DmiMemory, parse_dmidecode_memory
 from stackprobe.schema.records import InventoryRecord
-from stackprobe.units import parse_size
 
 POWER_SAVING_GOVERNORS = ("powersave", "ondemand", "conservative", "schedutil")
 # What the kernel picks for a rotational disk: mq-deadline (blk-mq), deadline/cfq before 5.0.
@@ -154,41 +156,35 @@ def _cpu(lscpu: dict[str, str], fs: dict[str, Any] | None, machine: str | None) 
     ))
 
 
-def _dimm_speed(info: dict[str, str]) -> int | None:
-    """MT/s the module runs at: the configured speed (older dmidecode: 'Clock'), else rated."""
-    for key in ("Configured Memory Speed", "Configured Clock Speed", "Speed"):
-        speed = _int(info.get(key, "").split(" ")[0])
-        if speed:
-            return speed
-    return None
-
-
-def _memory(meminfo: str | None, dmidecode: str | None) -> dict[str, Any]:
+def _memory(meminfo: str | None, dmi: DmiMemory | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if meminfo is not None:
         m = re.search(r"^MemTotal:\s+(\d+) kB", meminfo, re.MULTILINE)
         if not m:
             raise ValueError("meminfo: no 'MemTotal: N kB' line")
         out["total_bytes"] = int(m.group(1)) * 1024  # /proc/meminfo's kB are KiB
-    if dmidecode is not None:
-        devices = [b for b in re.split(r"\n\s*\n", dmidecode) if "\nMemory Device" in "\n" + b]
-        if devices:
-            populated = []
-            for block in devices:
-                info = dict(re.findall(r"^\s+([^:\n]+):\s*(.*?)\s*$", block, re.MULTILINE))
-                size = info.get("Size", "")
-                if size[:1].isdigit() and not size.startswith("0"):
-                    populated.append(info)
-            speeds = Counter(_dimm_speed(d) for d in populated)
-            types = Counter(d.get("Type") for d in populated if d.get("Type") != "Unknown")
-            out.update(
-                dimm_slots=len(devices),
-                dimms_populated=len(populated),
-                dimm_bytes=sum(parse_size(d["Size"]) for d in populated) or None,
-                dimm_speed_mts=max((s for s in speeds if s), key=speeds.get, default=None),
-                dimm_type=types.most_common(1)[0][0] if types else None,
-            )
+    slots = dmi.system_slots() if dmi is not None else []
+    if slots:
+        populated = [s for s in slots if s.populated]
+        # MT/s the modules run at: the configured speed, else the rated one
+        speeds = Counter(s.configured_mts or s.speed_mts for s in populated)
+        types = Counter(s.type for s in populated if s.type)
+        out.update(
+            dimm_slots=len(slots),
+            dimms_populated=len(populated),
+            dimm_bytes=sum(s.size_bytes or 0 for s in populated) or None,
+            dimm_speed_mts=max((s for s in speeds if s), key=speeds.get, default=None),
+            dimm_type=types.most_common(1)[0][0] if types else None,
+        )
     return _compact(out)
+
+
+def _dmi_memory(dmi: DmiMemory | None) -> dict[str, Any] | None:
+    """The arrays and slots as results.json keeps them (unknown facts left out)."""
+    if dmi is None:
+        return None
+    return {"arrays": [_compact(asdict(a)) for a in dmi.arrays],
+            "slots": [_compact(asdict(s)) for s in dmi.slots]}
 
 
 def _bool(value: Any) -> bool | None:
@@ -297,13 +293,16 @@ def parse_inventory(outputs: dict[str, str], host: str | None = None) -> Invento
     cpu = _cpu(_lscpu_fields(_text(outputs, "lscpu")), fs, machine)
     disks = _block_devices(_text(outputs, "lsblk"), fs)
     nics = _nics(fs)
+    dmidecode = _text(outputs, "dmidecode")
+    dmi = parse_dmidecode_memory(dmidecode) if dmidecode is not None else None
     return InventoryRecord(
         host=host,
         cpu=cpu,
-        memory=_memory(_text(outputs, "meminfo"), _text(outputs, "dmidecode")),
+        memory=_memory(_text(outputs, "meminfo"), dmi),
         block_devices=disks,
         nics=nics,
         kernel=kernel,
         os=_os_name(_text(outputs, "os_release")),
         flags=_flags(cpu, disks, nics),
+        dmi_memory=_dmi_memory(dmi),
     )
