@@ -239,3 +239,12 @@ def test_a_cpu_outlier_is_named_beside_the_network_path_and_virtual_nics_explain
     assert slow.bottleneck.endswith("or h3's CPU (0.21× the median host in node consistency)")
     [warning] = fast.warnings  # 16 Gbit/s over a 10 Gbit/s veth: the speed is nominal
     assert "nominal speed it does not enforce" in warning and "cache" not in warning
+
+
+def test_of_a_cpu_pair_that_differs_only_the_slower_host_is_a_cpu_limit():
+    """Two hosts that differ are both flagged (neither is known to be right); only the one
+    below the other can hold a path back."""
+    pair = {"metric": "CPU throughput (matrix)", "figures": [
+        {"node": "h1", "ratio": 1.2, "flagged": True}, {"node": "h2", "ratio": 0.8, "flagged": True}]}
+    low = lower_rungs(_run(steps=[_step(1, "cpu", "hardware", findings={"consistency": [pair]})]))
+    assert low.cpu_outliers == {"h2": 0.8}

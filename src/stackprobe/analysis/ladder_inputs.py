@@ -122,8 +122,8 @@ def lower_rungs(results: RunResults) -> LowerRungs:
                     low.nic_names[host] = str(link.get("nic") or "")
         for c in step.findings.get("consistency", []):
             if str(c.get("metric", "")).startswith("CPU throughput"):
-                for f in c.get("figures", []):
-                    if f.get("flagged") and f.get("ratio") is not None:
+                for f in c.get("figures", []):  # a pair flags both: the slower one is slow
+                    if f.get("flagged") and f.get("ratio") is not None and f["ratio"] < 1:
                         low.cpu_outliers[str(f["node"])] = float(f["ratio"])
         low.osd_reads += _osd_reads(step.findings.get("osd_read"), step.id)
         scaling = step.findings.get("disk_scaling")
