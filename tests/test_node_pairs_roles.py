@@ -308,3 +308,17 @@ def test_a_run_on_local_hosts_compares_within_each_role(tmp_path):
     assert "Node consistency: logical CPUs — role mds/mgs" in flat
     assert "mds1 : mds2 = 1 : 1" in flat and "consistent (0%) over 3 nodes" in flat
     assert list(scratch.iterdir()) == []
+
+
+def test_the_checks_name_the_role_and_say_a_pair_differs():
+    from stackprobe.kinds.checks import NodeSpread, NoFlaggedNode
+
+    triad = {"mds1": 96.2e9, "mds2": 64.5e9, "oss1": 121.4e9, "oss2": 121.5e9, "oss3": 121.6e9}
+    roles = {"mds1": ["mds"], "mds2": ["mds"], "oss1": ["oss"], "oss2": ["oss"], "oss3": ["oss"]}
+    step = _stored_step(joined(memory_step(triad), triad, roles).findings["consistency"])
+    flagged = {o.measured: o.ok for o in NoFlaggedNode().outcomes(None, [step])}
+    mds = next(m for m in flagged if "role mds" in m)
+    assert not flagged[mds] and "mds1 : mds2 = 3 : 2, they differ" in mds, mds
+    assert all(ok for m, ok in flagged.items() if "role oss" in m)
+    spreads = [o.measured for o in NodeSpread().outcomes(None, [step])]
+    assert any("role oss" in s for s in spreads) and any("role mds" in s for s in spreads)

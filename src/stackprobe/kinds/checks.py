@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from stackprobe.analysis.consistency_text import subject
 from stackprobe.schema.results import RunResults, StepResult
 
 
@@ -95,15 +96,20 @@ def _consistency(steps: Sequence[StepResult]):
 class NoFlaggedNode(Check):
     phrase = "no flagged node"
     aliases = ("no outlier node", "no slow node")
-    describes = "no node far from its peers' median (robust z-score)"
+    describes = ("no node far from its peers' median (robust z-score), no pair of nodes "
+                 "that differ")
     looks_at = "per-node figures"
 
     def outcomes(self, results, steps, argument=""):
         out = []
         for step, metric in _consistency(steps):
             bad = [f for f in metric.get("figures", []) if f.get("flagged")]
-            text = ", ".join(f"{f['node']} {f['ratio']:.2f}× the median" for f in bad)
-            out.append(Outcome(not bad, f"{metric.get('metric')}: " + (text or "none flagged"),
+            pair = metric.get("pair")
+            if bad and pair:  # neither of two is known to be the right one
+                text = f"{pair['high']} : {pair['low']} = {pair['ratio_text']}, they differ"
+            else:
+                text = ", ".join(f"{f['node']} {f['ratio']:.2f}× the median" for f in bad)
+            out.append(Outcome(not bad, f"{subject(metric)}: " + (text or "none flagged"),
                                (step.id,)))
         return out
 
@@ -124,7 +130,7 @@ class NodeSpread(Check):
             spread = metric.get("spread_pct")
             if spread is None:
                 continue
-            out.append(Outcome(True, f"{name}: spread {spread:.1f}% over "
+            out.append(Outcome(True, f"{subject(metric)}: spread {spread:.1f}% over "
                                f"{len(metric.get('figures', []))} nodes", (step.id,),
                                value=float(spread)))
         return out
