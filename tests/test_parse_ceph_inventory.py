@@ -128,7 +128,7 @@ def test_invalid_json_names_the_source(source):
 
 
 def test_wrong_shapes_and_unknown_sources():
-    with pytest.raises(ValueError, match="'osd_tree' is not a JSON dict"):
+    with pytest.raises(ValueError, match="'osd_tree': not a JSON dict"):
         parse_ceph_inventory({"osd_tree": "[]"})
     with pytest.raises(ValueError, match="'osd_tree' has no 'nodes'"):
         parse_ceph_inventory({"osd_tree": "{}"})

@@ -74,6 +74,18 @@ def loads(text: str) -> Any:
     return doc
 
 
+def load_json(text: str, what: str, kind: type = object) -> Any:
+    """The JSON document a tool printed, which must be a `kind` (dict, list); a one-line
+    ValueError naming `what` ('ceph -s', "osd.3 bench") otherwise."""
+    try:
+        doc = loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{what}: not JSON ({exc.msg})") from None
+    if not isinstance(doc, kind):
+        raise ValueError(f"{what}: not a JSON {kind.__name__}")
+    return doc
+
+
 def finite(value: str | float, what: str) -> float:
     """float(value), or ValueError naming `what` when it is not a finite number."""
     try:

@@ -27,10 +27,9 @@ crush-failure-domain, ...}, stored_bytes, objects, used_bytes}] in pool id order
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from stackprobe.parsers.bad_input import guard, loads
+from stackprobe.parsers.bad_input import guard, load_json
 from stackprobe.parsers.ceph.ceph_status import parse_ceph_status
 from stackprobe.schema.records import CephInventoryRecord
 
@@ -84,13 +83,7 @@ def erasure_profiles_in_use(pools_text: str) -> list[str]:
 
 
 def _load(outputs: dict[str, str], source: str, kind: type) -> Any:
-    try:
-        doc = loads(outputs[source])
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"ceph inventory: source '{source}' is not JSON ({exc.msg})") from None
-    if not isinstance(doc, kind):
-        raise ValueError(f"ceph inventory: source '{source}' is not a JSON {kind.__name__}")
-    return doc
+    return load_json(outputs[source], f"ceph inventory: source '{source}'", kind)
 
 
 def _osds(tree: dict[str, Any]) -> list[dict[str, Any]]:

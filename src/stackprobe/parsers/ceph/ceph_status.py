@@ -7,11 +7,10 @@ earlier releases (nested under a second 'osdmap').
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from stackprobe.parsers.bad_input import guard, loads
+from stackprobe.parsers.bad_input import guard, load_json
 
 
 @dataclass
@@ -37,11 +36,8 @@ class CephStatus:
 
 @guard("ceph -s")
 def parse_ceph_status(text: str) -> CephStatus:
-    try:
-        doc = loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"ceph -s: not JSON ({exc.msg})") from None
-    if not isinstance(doc, dict) or "health" not in doc:
+    doc = load_json(text, "ceph -s", dict)
+    if "health" not in doc:
         raise ValueError("ceph -s: no 'health' in the document")
     health = doc["health"]
     osdmap: dict[str, Any] = doc.get("osdmap") or {}

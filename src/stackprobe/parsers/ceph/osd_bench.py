@@ -19,11 +19,10 @@ Formats handled:
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
-from stackprobe.parsers.bad_input import finite, guard, loads
+from stackprobe.parsers.bad_input import finite, guard, load_json
 from stackprobe.schema.records import OsdBenchRecord
 
 _PLAIN = re.compile(
@@ -50,12 +49,7 @@ def parse_osd_bench(text: str, osd: int) -> OsdBenchRecord:
 
 
 def _from_json(body: str, osd: int) -> OsdBenchRecord:
-    try:
-        doc = loads(body)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"osd.{osd} bench: not JSON ({exc.msg})") from None
-    if not isinstance(doc, dict):
-        raise ValueError(f"osd.{osd} bench: JSON is not an object")
+    doc = load_json(body, f"osd.{osd} bench", dict)
     written = _number(doc, "bytes_written", osd)
     block = _number(doc, "blocksize", osd)
     rate = _number(doc, "bytes_per_sec", osd)

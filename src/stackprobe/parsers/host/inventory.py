@@ -22,13 +22,12 @@ The InventoryRecord body:
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from dataclasses import asdict
 from typing import Any
 
-from stackprobe.parsers.bad_input import finite, guard, loads
+from stackprobe.parsers.bad_input import finite, guard, load_json
 from stackprobe.parsers.host.dmidecode_memory import DmiMemory, parse_dmidecode_memory
 from stackprobe.schema.records import InventoryRecord
 
@@ -56,10 +55,7 @@ def _int(value: Any) -> int | None:
 
 
 def _json(text: str, source: str) -> Any:
-    try:
-        return loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{source}: not JSON ({exc.msg})") from None
+    return load_json(text, source)
 
 
 def _parse_sysfs(text: str | None) -> dict[str, Any] | None:
