@@ -81,6 +81,7 @@ from stackprobe.parsers.host.memory import parse_mbw, parse_stress_ng_stream, pa
 from stackprobe.parsers.host.sadf_json import MonitorSeries, parse_sadf_json
 from stackprobe.parsers.host.stress_ng_cpu import parse_stress_ng_cpu
 from stackprobe.parsers.hpc.hpcc_out import parse_hpcc
+from stackprobe.parsers.hpc.hpccinf import HpccInput, parse_hpccinf
 from stackprobe.parsers.hpc.hpl_out import parse_hpl
 from stackprobe.parsers.hpc.io500_result import parse_io500
 from stackprobe.parsers.hpc.ior_text import parse_ior
@@ -275,6 +276,7 @@ TARGETS: dict[str, Target] = {
     "stream_text": Target(parse_stream, StreamRecord, _files("public/stream/*")),  # the shared
     "hpl_out": Target(parse_hpl, HplRecord, _files("public/hpl/*")),  # ones, copied byte for byte
     "hpcc_out": Target(parse_hpcc, HpccRecord, _files("public/hpcc/*", "synthetic/hpcc/*.txt")),
+    "hpccinf": Target(parse_hpccinf, HpccInput, _files("synthetic/hpccinf/*.txt")),
     "ingest": Target(_ingest, (IoRecord, NetRecord, IorRecord, MdtestRecord, Io500Record,
                                OsdBenchRecord, StreamRecord, HplRecord, HpccRecord),
                      _files("recorded/fio-*.txt", "public/*/*", "recorded/iperf3/*",

@@ -135,7 +135,8 @@ class HpccRecord(_HpcRecord):
     tool_version: str | None = None  # "1.5.0"
     source_format: str | None = "hpccoutf"
     run: int | None = None  # the nth hpcc run in the file (0-based)
-    host: str | None = None  # "Hostname:" of the process that wrote the file
+    host: str | None = None  # "Hostname:" of the process that wrote the file (a step: the hosts.yaml name)
+    blas: str | None = None  # a step's run: the BLAS the loader resolved ("openblas-pthread 0.3.21")
     complete: bool = False  # the Summary section was read to its end
     success: bool | None = None  # the summary's Success: False when any test failed its check
     procs: int | None = None  # CommWorldProcs
