@@ -35,6 +35,7 @@ from stackprobe.kinds.hpc.hpcc_inf import HpccSizes, check_given, render, sizes
 from stackprobe.parsers.hpc.hpcc_out import parse_hpcc
 from stackprobe.schema.hpc_records import HpccRecord
 from stackprobe.spec.tools import Tool, dpkg_version
+from stackprobe.transport.base import CommandResult, Transport
 
 HPCC = Tool("hpcc", "hpcc", dpkg_version("hpcc"), "HPL, STREAM and the HPC Challenge tests")
 MPIRUN = Tool("mpirun", "openmpi-bin", ("mpirun", "--version"), "starts hpcc's MPI processes")
@@ -84,18 +85,19 @@ def blas_name(resolved: str) -> str:
     return first.rsplit("/", 1)[-1] or "unknown"
 
 
-def host_facts(ctx: StepContext) -> HostFacts:
-    res = ctx.execute("host-size", ["sh", "-c", _PROBE])
+def host_facts(ctx: StepContext, on: Transport | None = None) -> HostFacts:
+    where = (on or ctx.transport).host
+    res = ctx.execute("host-size" if on is None else f"host-size-{where}", ["sh", "-c", _PROBE], on=on)
     if not res.ok:
         raise HpccFailed(failure_message(res, "sh"))
     if res.stdout.strip() == "missing":
-        raise HpccFailed(f"hpcc or mpirun not found on {ctx.transport.host}: {MISSING}")
+        raise HpccFailed(f"hpcc or mpirun not found on {where}: {MISSING}")
     facts = dict(line.split(" ", 1) for line in res.stdout.splitlines() if " " in line)
     try:
         return HostFacts(cpus=int(facts["cpus"]), memory_bytes=int(facts["mem_kib"]) * 1024,
                          root=facts["uid"].strip() == "0", openblas_dir=facts.get("openblas"))
     except (KeyError, ValueError) as exc:
-        raise HpccFailed(f"could not read the host's CPUs and memory: {exc}") from exc
+        raise HpccFailed(f"{where}: could not read the host's CPUs and memory: {exc}") from exc
 
 
 def run_sizes(spec, facts: HostFacts, given: str | None) -> tuple[HpccSizes, str]:
@@ -133,28 +135,29 @@ def mpirun_argv(procs: int, root: bool) -> list[str]:
     return [*argv, "hpcc"]
 
 
-def run_hpcc(ctx: StepContext, given: str | None) -> tuple[HpccRecord, HpccSizes]:
-    """Run hpcc once on the context's host; its record (host, BLAS set) and sizes."""
-    spec = ctx.step.spec
-    facts = host_facts(ctx)
-    chosen, inf_text = run_sizes(spec, facts, given)
-    ctx.run_dir.write_text(ctx.step_dir / INF, inf_text)
-    env = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
-    if facts.openblas_dir is not None and spec.blas == "openblas":
+def blas_env(ctx: StepContext, facts: HostFacts, on: Transport | None = None) -> tuple[dict[str, str], str]:
+    """The hpcc processes' environment (OpenBLAS first, one thread each) and the BLAS it
+    makes the loader take, by name."""
+    env = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "LD_LIBRARY_PATH": ""}
+    if facts.openblas_dir is not None and ctx.step.spec.blas == "openblas":
         env["LD_LIBRARY_PATH"] = facts.openblas_dir
-    else:
-        env["LD_LIBRARY_PATH"] = ""
-    work = str(ctx.work_dir)
     blas = ctx.execute("blas", ["env", f"LD_LIBRARY_PATH={env['LD_LIBRARY_PATH']}",
-                                "sh", "-c", _RESOLVE])
-    blas_used = blas_name(blas.stdout) if blas.ok else "unknown"
+                                "sh", "-c", _RESOLVE], on=on)
+    return env, blas_name(blas.stdout) if blas.ok else "unknown"
+
+
+def write_inf(ctx: StepContext, work: str, text: str, on: Transport | None = None) -> None:
+    """hpccinf.txt in `work` (made), any hpccoutf.txt of an earlier run there removed."""
     write = ctx.execute("hpccinf", ["sh", "-c", f'mkdir -p "$1" && cd "$1" && rm -f {OUT} && '
-                                    f'printf %s "$2" > {INF}', "sh", work, inf_text])
+                                    f'printf %s "$2" > {INF}', "sh", work, text], on=on)
     if not write.ok:
         raise HpccFailed(failure_message(write, "sh"))
-    procs = processes(spec, facts) if given is None else chosen.p * chosen.q
-    result = ctx.execute("hpcc", mpirun_argv(procs, facts.root), cwd=ctx.work_dir, env=env)
-    out = ctx.execute("hpccoutf", ["cat", f"{work}/{OUT}"])
+
+
+def read_record(ctx: StepContext, result: CommandResult, work: str,
+                on: Transport | None = None) -> HpccRecord:
+    """hpccoutf.txt read back and kept; the run's record, or HpccFailed saying why none."""
+    out = ctx.execute("hpccoutf", ["cat", f"{work}/{OUT}"], on=on)
     text = out.stdout if out.ok else ""
     if text:
         ctx.run_dir.write_text(ctx.step_dir / OUT, text)
@@ -171,6 +174,21 @@ def run_hpcc(ctx: StepContext, given: str | None) -> tuple[HpccRecord, HpccSizes
     record = records[-1]
     if not record.complete:
         raise HpccFailed(f"hpcc exited 0 but {_where(text)} (kept as {kept}, no figure taken)")
+    return record
+
+
+def run_hpcc(ctx: StepContext, given: str | None) -> tuple[HpccRecord, HpccSizes]:
+    """Run hpcc once on the context's host; its record (host, BLAS set) and sizes."""
+    spec = ctx.step.spec
+    facts = host_facts(ctx)
+    chosen, inf_text = run_sizes(spec, facts, given)
+    ctx.run_dir.write_text(ctx.step_dir / INF, inf_text)
+    env, blas_used = blas_env(ctx, facts)
+    work = str(ctx.work_dir)
+    write_inf(ctx, work, inf_text)
+    procs = processes(spec, facts) if given is None else chosen.p * chosen.q
+    result = ctx.execute("hpcc", mpirun_argv(procs, facts.root), cwd=ctx.work_dir, env=env)
+    record = read_record(ctx, result, work)
     record.host = ctx.transport.host
     record.blas = blas_used
     return record, chosen
