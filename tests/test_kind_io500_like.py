@@ -176,25 +176,42 @@ def test_hard_write_interleaves_processes_in_one_file(tmp_path):
 
 
 def test_hard_write_interleaves_every_clients_processes(tmp_path):
-    """Three clients of two processes each, three fio processes at once on one file made
-    at its full size (as a fleet does): block b holds process b mod 6's transfer, each
-    block written once, the file not extended beyond 6 x 4 transfers."""
+    """Three clients of two processes each, through a real fio server as a fleet runs
+    them, on one file made at its full size: block b holds process b mod 6's transfer,
+    each block written, nothing written beside the one shared file (fio's server would
+    prefix each client's file names with its address unless told not to)."""
+    import socket
     import subprocess
+    import time
+
+    from stackprobe.kinds.fio.fio_fleet import client_args
 
     (tmp_path / "ior-hard").mkdir()
     spec = Io500LikeStep(kind="io500_like", numjobs=2, hard_transfers=4)
     size = 3 * 2 * 4 * 47008
     (tmp_path / "ior-hard" / "file").write_bytes(b"")
-    os.truncate(tmp_path / "ior-hard" / "file", size)
-    procs = []
+    os.truncate(tmp_path / "ior-hard" / "file", size)  # as the fleet's prepare makes it
+    jobs = []
     for i in range(3):
         job = phase_job("ior-hard-write", spec, str(tmp_path), Client(f"h{i}.", 2 * i, 6, f"@h{i}"))
         job = job.replace(f"[ior-hard-write@h{i}]", f"buffer_pattern=0x00\n[ior-hard-write@h{i}]")
         job += "verify=pattern\nverify_pattern=%o\ndo_verify=0\nverify_state_save=0\n"
         (tmp_path / f"h{i}.fio").write_text(job)
-        procs.append(subprocess.Popen(["fio", "--output-format=json", str(tmp_path / f"h{i}.fio")],
-                                      stdout=subprocess.DEVNULL, cwd=tmp_path))
-    assert [p.wait(timeout=120) for p in procs] == [0, 0, 0]
+        jobs.append(("127.0.0.1", tmp_path / f"h{i}.fio"))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(["fio", f"--server=ip:127.0.0.1,{port}"], cwd=tmp_path,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)
+        for host, job in jobs:  # one client at a time: one server here, three hosts in a fleet
+            subprocess.run(["fio", "--output-format=json", *client_args([(host, job)], port)],
+                           check=True, capture_output=True, timeout=120)
+    finally:
+        server.terminate()  # this PID only
+        server.wait(timeout=10)
+    assert sorted(p.name for p in (tmp_path / "ior-hard").iterdir()) == ["file"]
     data = (tmp_path / "ior-hard" / "file").read_bytes()
     assert len(data) == size
     for block in range(24):

@@ -64,6 +64,8 @@ def phase_job(phase: str, spec, work: str, client: Client | None = None) -> str:
     c = client or Client("", 0, jobs, "")
     lines = [f"# stackprobe io500-like phase {phase}", "[global]",
              f"directory={work}/{DIRS[fam]}", f"numjobs={jobs}", "group_reporting=1"]
+    if client is not None:  # fio's server prefixes names with the client's address unless
+        lines.append("unique_filename=0")  # told not to: the shared file must be one file
     if fam == "ior-easy":
         lines += [f"bs={fio_value(spec.easy_bs.text)}", f"size={fio_value(spec.easy_size.text)}",
                   "ioengine=psync", f"filename_format=ior_file_easy.{c.owner}$jobnum",
