@@ -54,6 +54,8 @@ def _runs(proc_dir: Path, arg: str) -> bool:
 
 
 @pytest.mark.slow
+@pytest.mark.root
+@pytest.mark.netns
 def test_a_host_dying_mid_step_leaves_the_step_partial(tmp_path):
     from stackprobe.lab import netns
     from stackprobe.lab.hosts_lab import HostsLab

@@ -31,7 +31,7 @@ from stackprobe.suite.loader import load_hosts
 from stackprobe.transport.ssh import SshPool, SshTransport
 from stackprobe.units import parse_size
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.root, pytest.mark.netns, pytest.mark.tools]
 
 PREFIX = "spt"
 

@@ -1,7 +1,7 @@
 """`no flagged link` decides a real run: cluster-acceptance on three lab hosts (network
 namespaces with their own sshd), once with h2's link shaped to 200 Mbit/s — the run exits
 with the criteria-failed code and the checklist names h2 — and once without, exiting 0.
-The labs come down in `finally`."""
+One lab for both (the link shaped between the runs), down in `finally`."""
 
 from __future__ import annotations
 
@@ -32,32 +32,38 @@ def _requirements() -> str | None:
     return None
 
 
-def _acceptance(tmp: Path, name: str, slow_links: dict[str, str]):
-    lab_dir = tmp / f"lab-{name}"
-    lab = HostsLab(lab_dir, prefix=PREFIX, log=lambda *_: None)
-    try:
-        state = lab.up(3, slow_links=slow_links)
-        runs = tmp / f"runs-{name}"
-        proc = subprocess.run(
-            [sys.executable, "-m", "stackprobe", "run", "cluster-acceptance", "--hosts",
-             str(state.hosts_yaml), "--out", str(runs), "--target", str(tmp), "--no-monitor"],
-            capture_output=True, text=True, timeout=600, env={**os.environ, "COLUMNS": "200"})
-        (run,) = [p for p in runs.iterdir() if p.is_dir()]
-        return proc, json.loads((run / "results.json").read_text())["verdict"]
-    finally:
-        if (lab_dir / hosts_lab.STATE_FILE).exists():
-            lab.down()
+def _acceptance(tmp: Path, state, name: str):
+    runs = tmp / f"runs-{name}"
+    proc = subprocess.run(
+        [sys.executable, "-m", "stackprobe", "run", "cluster-acceptance", "--hosts",
+         str(state.hosts_yaml), "--out", str(runs), "--target", str(tmp), "--no-monitor"],
+        capture_output=True, text=True, timeout=600, env={**os.environ, "COLUMNS": "200"})
+    (run,) = [p for p in runs.iterdir() if p.is_dir()]
+    return proc, json.loads((run / "results.json").read_text())["verdict"]
 
 
-@pytest.fixture
-def lab_ok():
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """One lab: the acceptance run as it is, then with h2's link shaped to 200 Mbit/s."""
     why = _requirements()
     if why:
         pytest.skip(why)
+    tmp = tmp_path_factory.mktemp("verdict")
+    lab = HostsLab(tmp / "lab", prefix=PREFIX, log=lambda *_: None)
+    try:
+        state = lab.up(3)
+        normal = _acceptance(tmp, state, "normal")
+        (h2,) = [h for h in state.hosts if h.name == "h2"]
+        netns.shape(h2.veth, "200mbit")
+        slow = _acceptance(tmp, state, "slow")
+        return {"normal": normal, "slow": slow}
+    finally:
+        if (tmp / "lab" / hosts_lab.STATE_FILE).exists():
+            lab.down()
 
 
-def test_a_slow_link_fails_the_run_and_its_checklist_names_the_host(tmp_path, lab_ok):
-    proc, verdict = _acceptance(tmp_path, "slow", {"h2": "200mbit"})
+def test_a_slow_link_fails_the_run_and_its_checklist_names_the_host(runs):
+    proc, verdict = runs["slow"]
     assert proc.returncode == EXIT_CRITERIA_FAILED, (proc.stdout[-3000:], proc.stderr[-2000:])
     [link] = [i for i in verdict["items"] if i["rule"] == "no flagged link"]
     assert link["status"] == "fail" and link["origin"] == "cluster-acceptance.yaml:12"
@@ -66,8 +72,8 @@ def test_a_slow_link_fails_the_run_and_its_checklist_names_the_host(tmp_path, la
     print("\n".join(line for line in proc.stdout.splitlines()[-40:]))
 
 
-def test_without_the_slow_link_the_same_run_exits_0(tmp_path, lab_ok):
-    proc, verdict = _acceptance(tmp_path, "normal", {})
+def test_without_the_slow_link_the_same_run_exits_0(runs):
+    proc, verdict = runs["normal"]
     assert proc.returncode == EXIT_OK, (proc.stdout[-3000:], proc.stderr[-2000:])
     assert {(i["rule"], i["status"]) for i in verdict["items"] if i["kind"] == "criterion"} == {
         ("no flagged link", "pass"), ("every host reported", "pass"), ("no failed step", "pass")}
