@@ -50,7 +50,7 @@ def test_hpl_and_stream_on_two_processes(tmp_path):
         assert (d / "hpccinf.txt").read_text().splitlines()[5].split()[0] == "2000"
         assert "End of Summary section." in (d / "hpccoutf.txt").read_text()
     shown = " ".join(run_cli(["show", run_dir], check=0).stdout.split())
-    assert "HPL flop/s, N=2000 NB=192 P x Q=1x2" in shown
+    assert "HPL, N=2000 NB=192 P x Q=1x2" in shown and "Gflop/s" in shown
     assert "STREAM triad (all processes)" in shown
     assert list((tmp_path).glob("stackprobe-*")) == []  # the work directory is removed
 
@@ -70,7 +70,7 @@ def test_a_failed_residual_fails_the_step_without_a_figure(tmp_path):
     assert rec["hpl"].get("flops_per_s") is None and rec["hpl"]["untrusted_flops_per_s"] > 0
     assert "FAILED" in (run_dir / "steps" / step["id"] / "hpccoutf.txt").read_text()
     shown = " ".join(run_cli(["show", run_dir], check=0).stdout.split())
-    assert "HPL flop/s, N=2000 NB=192 P x Q=1x2" in shown and "failed" in shown
+    assert "HPL, N=2000 NB=192 P x Q=1x2" in shown and "failed" in shown
 
 
 def _hpcc_pids_under(root: Path) -> list[int]:

@@ -95,4 +95,4 @@ def test_one_hpl_over_two_hosts_by_ssh(tmp_path, two_address_sshd):
     # the run's own connection to each host, and Open MPI's ssh to each starting its daemon
     assert log.read_text().count("Accepted publickey") >= 2 * len(ADDRESSES)
     shown = " ".join(run_cli(["show", run_dir], check=0).stdout.split())
-    assert "HPL flop/s, N=1000 NB=192 P x Q=1x2" in shown
+    assert "HPL, N=1000 NB=192 P x Q=1x2" in shown

@@ -107,6 +107,21 @@ def fmt_bw(bytes_per_s: float | None) -> str:
     return f"{_sig(bytes_per_s / 1024)} KiB/s"
 
 
+def fmt_rate(value: float | None, unit: str) -> str:
+    """A rate in SI steps of its own unit: '27.3 Gflop/s', '512 Mupdate/s'."""
+    if value is None:
+        return "-"
+    for factor, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= factor:
+            return f"{_sig(value / factor)} {prefix}{unit}"
+    return f"{_sig(value)} {unit}"
+
+
+def fmt_ops(value: float | None, unit: str | None = None) -> str:
+    """The ops column of a row: IOPS as the seeds write them, or a rate in its own unit."""
+    return fmt_rate(value, unit) if unit else fmt_iops(value)
+
+
 def fmt_iops(iops: float | None) -> str:
     """IOPS as in the seeds: '13.2k', '1.05M', '436'."""
     if iops is None:

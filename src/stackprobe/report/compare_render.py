@@ -13,7 +13,7 @@ from stackprobe.report.compare import Comparison, MatchedRow, Side, compare
 from stackprobe.report.render import LAYER_TITLES
 from stackprobe.schema.results import RunResults
 from stackprobe.tables.text_table import TextTable
-from stackprobe.units import fmt_bw, fmt_iops, fmt_ns
+from stackprobe.units import fmt_bw, fmt_ns, fmt_ops
 
 TABLE_HEADERS = ["Test", "Workload", "Run", "Bandwidth", "IOPS / ops/s", "Mean latency",
                  "p99 latency", "Change", "Noise"]
@@ -50,7 +50,7 @@ def side_cells(matched: MatchedRow, index: int) -> list[str]:
         if row.status != "ok":
             cells[2] += f" ({row.status})"
         cells[3:7] = [fmt_bw(row.bw_bytes) if row.bw_bytes is not None else "",
-                      fmt_iops(row.iops) if row.iops is not None else "",
+                      fmt_ops(row.iops, row.ops_unit) if row.iops is not None else "",
                       fmt_ns(row.lat_mean_ns) if row.lat_mean_ns is not None else "",
                       fmt_ns(row.p99_ns) if row.p99_ns is not None else ""]
         pos = HEADLINE_COLUMN[matched.headline]

@@ -25,7 +25,7 @@ from stackprobe.schema.results import RunResults
 from stackprobe.spec.steps import LAYERS
 from stackprobe.tables.io500 import io500_tables
 from stackprobe.tables.text_table import TextTable
-from stackprobe.units import fmt_bw, fmt_iops, fmt_ns, fmt_seconds
+from stackprobe.units import fmt_bw, fmt_ns, fmt_ops, fmt_seconds
 
 LAYER_TITLES = {
     "hardware": "Hardware",
@@ -58,7 +58,7 @@ def formatted(row: Row) -> list[str]:
         row.test,
         row.workload,
         fmt_bw(row.bw_bytes) if row.bw_bytes is not None else "",
-        fmt_iops(row.iops) if row.iops is not None else "",
+        fmt_ops(row.iops, row.ops_unit) if row.iops is not None else "",
         fmt_ns(row.lat_mean_ns) if row.lat_mean_ns is not None else "",
         fmt_ns(row.p99_ns) if row.p99_ns is not None else "",
         status,

@@ -25,7 +25,8 @@ class Row:
     workload: str
     direction: str  # read / write / trim / create ... / '' for single-figure rows
     bw_bytes: float | None = None
-    iops: float | None = None  # IOPS, or ops/s for metadata
+    iops: float | None = None  # IOPS, or ops/s for metadata, or a rate in `ops_unit`
+    ops_unit: str | None = None  # the iops column's unit when not IOPS: 'flop/s' (HPL)
     lat_mean_ns: float | None = None  # total latency (submission + completion)
     p99_ns: float | None = None  # total latency's p99; completion latency's when only that exists
     headline: str | None = None  # which column is the step's headline figure

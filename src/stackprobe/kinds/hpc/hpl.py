@@ -47,8 +47,9 @@ def hpl_rows(step) -> list[Row]:
         where = f" ({r.host})" if step.hosts and r.host else ""
         check = "residual PASSED" if t.passed else "residual FAILED" if t.passed is False else "no check"
         text = f"N={t.n} NB={t.nb} P x Q={t.p}x{t.q}, {r.procs} processes"
-        rows.append(Row(test=f"HPL flop/s, N={t.n} NB={t.nb} P x Q={t.p}x{t.q}{where}", direction="", iops=t.flops_per_s,
-                        headline="iops", status=step.status,
+        rows.append(Row(test=f"HPL, N={t.n} NB={t.nb} P x Q={t.p}x{t.q}{where}", direction="",
+                        iops=t.flops_per_s,
+                        ops_unit="flop/s", headline="iops", status=step.status,
                         note="; ".join(x for x in (check, r.blas or "", step.error or "") if x),
                         **base(step, text)))
     return rows
