@@ -248,3 +248,16 @@ def test_of_a_cpu_pair_that_differs_only_the_slower_host_is_a_cpu_limit():
         {"node": "h1", "ratio": 1.2, "flagged": True}, {"node": "h2", "ratio": 0.8, "flagged": True}]}
     low = lower_rungs(_run(steps=[_step(1, "cpu", "hardware", findings={"consistency": [pair]})]))
     assert low.cpu_outliers == {"h2": 0.8}
+
+
+def test_a_nodes_stream_copy_bounds_its_memory_like_a_memory_step():
+    """hpcc's StarSTREAM per process times the processes is the node's rate; an HPL over
+    all hosts (host 'all clients') says nothing of one node."""
+    from stackprobe.schema.hpc_records import HpccRecord
+    from stackprobe.schema.sentinels import FLEET_HOST
+
+    node = HpccRecord(host="h1", procs=4, stream_bw_bytes={"star_copy": 5e9, "star_triad": 6e9})
+    cluster = HpccRecord(host=FLEET_HOST, procs=8, stream_bw_bytes={"star_copy": 9e9})
+    low = lower_rungs(_run(steps=[_step(1, "stream", "hardware", records=[node]),
+                                  _step(2, "hpl_cluster", "hardware", records=[cluster])]))
+    assert low.membw == {("h1", "read"): 20e9, ("h1", "write"): 20e9}

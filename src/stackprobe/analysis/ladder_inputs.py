@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from stackprobe.schema.hpc_records import HpccRecord
 from stackprobe.schema.records import (
     CephInventoryRecord,
     InventoryRecord,
@@ -16,6 +17,7 @@ from stackprobe.schema.records import (
     OsdBenchRecord,
 )
 from stackprobe.schema.results import RunResults
+from stackprobe.schema.sentinels import FLEET_HOST
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,12 @@ def lower_rungs(results: RunResults) -> LowerRungs:
             elif isinstance(rec, MemBwRecord):
                 key = (rec.host or results.run.host, rec.operation)
                 low.membw[key] = max(low.membw.get(key, 0.0), rec.bw_bytes)
+            elif isinstance(rec, HpccRecord) and rec.host != FLEET_HOST:
+                # a node's STREAM copy (it reads and writes what it moves) bounds both
+                copy = rec.node_stream_bytes("copy")
+                for op in ("read", "write") if copy else ():
+                    key = (rec.host or results.run.host, op)
+                    low.membw[key] = max(low.membw.get(key, 0.0), copy)
             elif isinstance(rec, OsdBenchRecord):
                 low.osds.append(Osd(rec.osd, rec.host, rec.bw_bytes, rec.iops, rec.block_bytes,
                                     step.id))

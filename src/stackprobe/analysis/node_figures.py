@@ -49,8 +49,7 @@ def node_metrics(kind: str, records: Sequence[object]) -> list[NodeMetric]:
             add("logical CPUs", "CPUs", r.host, r.cpu.get("logical_cpus"))
         elif isinstance(r, HpccRecord):  # the hpl and stream steps: hpcc runs both tests
             add("HPL", "flop/s", r.host, r.hpl.flops_per_s if r.hpl else None)  # residual PASSED only
-            triad = r.stream_bw_bytes.get("star_triad")  # StarSTREAM's mean x processes: the node's
-            add("STREAM triad (all processes)", "B/s", r.host, triad * r.procs if triad and r.procs else None)
+            add("STREAM triad (all processes)", "B/s", r.host, r.node_stream_bytes("triad"))
         elif isinstance(r, IoRecord) and r.workload.get("baseline") == "all":
             add("disk aggregate (all devices at once)", "B/s", r.host,
                 sum(s.bw_bytes for _, s in r.directions()))

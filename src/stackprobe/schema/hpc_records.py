@@ -155,3 +155,10 @@ class HpccRecord(_HpcRecord):
     ring_latency_ns: dict[str, float] = Field(default_factory=dict)
     ring_bw_bytes: dict[str, float] = Field(default_factory=dict)
     untrusted: dict[str, float] = Field(default_factory=dict)  # "stream_bw_bytes.star_triad": failed checks
+
+    def node_stream_bytes(self, kernel: str) -> float | None:
+        """The node's STREAM rate of `kernel` (copy, scale, add, triad), bytes/s: hpcc's
+        StarSTREAM is each process's rate with every process running at once, so the node
+        moves their mean times the processes (all on one node: a per-node run)."""
+        mean = self.stream_bw_bytes.get(f"star_{kernel}")
+        return mean * self.procs if mean and self.procs else None

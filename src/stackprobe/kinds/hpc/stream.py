@@ -33,9 +33,7 @@ class StreamStep(HpccSpec):
 
 def node_bandwidth(record: HpccRecord) -> dict[str, float]:
     """kernel -> the node's bytes/s: StarSTREAM's mean per process times the processes."""
-    procs = record.procs or 0
-    return {k: record.stream_bw_bytes[f"star_{k}"] * procs for k in KERNELS
-            if f"star_{k}" in record.stream_bw_bytes and procs > 0}
+    return {k: bw for k in KERNELS if (bw := record.node_stream_bytes(k)) is not None}
 
 
 def decide(record: HpccRecord, sizes) -> StepOutcome:
