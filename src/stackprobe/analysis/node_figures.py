@@ -47,9 +47,11 @@ def node_metrics(kind: str, records: Sequence[object]) -> list[NodeMetric]:
         elif isinstance(r, InventoryRecord):
             add("memory size", "B", r.host, r.memory.get("total_bytes"))
             add("logical CPUs", "CPUs", r.host, r.cpu.get("logical_cpus"))
-        elif isinstance(r, HpccRecord):  # the hpl and stream steps: hpcc runs both tests
-            add("HPL", "flop/s", r.host, r.hpl.flops_per_s if r.hpl else None)  # residual PASSED only
-            add("STREAM triad (all processes)", "B/s", r.host, r.node_stream_bytes("triad"))
+        elif isinstance(r, HpccRecord):  # hpcc runs every test: each step compares its own
+            if r.focus in (None, "hpl"):  # residual PASSED only
+                add("HPL", "flop/s", r.host, r.hpl.flops_per_s if r.hpl else None)
+            if r.focus in (None, "stream"):
+                add("STREAM triad (all processes)", "B/s", r.host, r.node_stream_bytes("triad"))
         elif isinstance(r, IoRecord) and r.workload.get("baseline") == "all":
             add("disk aggregate (all devices at once)", "B/s", r.host,
                 sum(s.bw_bytes for _, s in r.directions()))

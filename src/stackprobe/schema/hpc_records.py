@@ -155,6 +155,9 @@ class HpccRecord(_HpcRecord):
     ring_latency_ns: dict[str, float] = Field(default_factory=dict)
     ring_bw_bytes: dict[str, float] = Field(default_factory=dict)
     untrusted: dict[str, float] = Field(default_factory=dict)  # "stream_bw_bytes.star_triad": failed checks
+    # the test a step ran hpcc for ("hpl" | "stream"): the one its hosts are compared on
+    # (hpcc runs them all); None: every test (an ingested file)
+    focus: Literal["hpl", "stream"] | None = None
 
     def node_stream_bytes(self, kernel: str) -> float | None:
         """The node's STREAM rate of `kernel` (copy, scale, add, triad), bytes/s: hpcc's

@@ -37,6 +37,8 @@ class HpccSpec(MeasuredSpec, ComparesNodes):
     memory_fraction: float = Field(default=DEFAULT_MEMORY_FRACTION, gt=0, le=0.9)
     hpccinf: str | None = None  # a file of the suite's: runs unchanged
     blas: Literal["openblas", "default"] = "openblas"  # default: what libblas.so.3 points to
+    # Open MPI's --bind-to on each host: `none` where hosts share cores (the lab, VMs)
+    bind: Literal["core", "none"] = "core"
 
     @model_validator(mode="after")
     def _consistent(self):

@@ -126,8 +126,11 @@ def processes(spec, facts: HostFacts) -> int:
     return facts.cpus
 
 
-def mpirun_argv(procs: int, root: bool) -> list[str]:
-    argv = ["mpirun", "-np", str(procs)]
+def mpirun_argv(procs: int, root: bool, bind: str = "core") -> list[str]:
+    """`bind`: Open MPI's --bind-to. Its default pins each process to a core, counted from
+    the first: right on a server, wrong on hosts that share cores (lab namespace hosts, VMs
+    on one hypervisor core set), whose processes would all be pinned to the same core."""
+    argv = ["mpirun", "-np", str(procs), "--bind-to", bind]
     if root:
         argv.append("--allow-run-as-root")
     for name in ("LD_LIBRARY_PATH", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
@@ -187,7 +190,8 @@ def run_hpcc(ctx: StepContext, given: str | None) -> tuple[HpccRecord, HpccSizes
     work = str(ctx.work_dir)
     write_inf(ctx, work, inf_text)
     procs = processes(spec, facts) if given is None else chosen.p * chosen.q
-    result = ctx.execute("hpcc", mpirun_argv(procs, facts.root), cwd=ctx.work_dir, env=env)
+    result = ctx.execute("hpcc", mpirun_argv(procs, facts.root, spec.bind), cwd=ctx.work_dir,
+                         env=env)
     record = read_record(ctx, result, work)
     record.host = ctx.transport.host
     record.blas = blas_used

@@ -25,6 +25,7 @@ class HplStep(HpccSpec):
 
 
 def decide(record: HpccRecord, sizes) -> StepOutcome:
+    record.focus = "hpl"
     hpl = record.hpl
     if hpl is None:
         return StepOutcome("failed", [record], f"hpcc: no HPL result in its summary ({sizes_text(sizes)})")

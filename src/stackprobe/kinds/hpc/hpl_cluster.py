@@ -135,7 +135,8 @@ class HplClusterRunner:
         hostfile = "".join(f"{h.host.address} slots={slots[h.name]}\n" for h in handles)
         ctx.run_dir.write_text(ctx.step_dir / "hostfile", hostfile)
         net = networks([h.host.address for h in handles], spec.network)
-        argv = ["mpirun", "-np", str(chosen.p * chosen.q), "--hostfile", str(ctx.step_dir / "hostfile"),
+        argv = ["mpirun", "-np", str(chosen.p * chosen.q), "--bind-to", spec.bind,
+                "--hostfile", str(ctx.step_dir / "hostfile"),
                 "--mca", "plm_rsh_agent", "ssh",
                 "--mca", "plm_rsh_args", rsh_args(fleet.hosts_file.ssh_for(first.host)),
                 "--mca", "plm_rsh_no_tree_spawn", "1",

@@ -37,6 +37,7 @@ def node_bandwidth(record: HpccRecord) -> dict[str, float]:
 
 
 def decide(record: HpccRecord, sizes) -> StepOutcome:
+    record.focus = "stream"
     bad = [s for s in OWN if record.checks.get(s) is False]
     if bad:
         return StepOutcome("failed", [record], f"hpcc: {', '.join(bad)} failed its validation: "
