@@ -29,7 +29,7 @@ from urllib.parse import quote, unquote
 from stackprobe.report.compare import SIZE_PARAMS, RunRows, canonical_value, keyed_rows
 from stackprobe.report.table import Row
 from stackprobe.schema.results import RunResults, StepResult
-from stackprobe.units import fmt_bw, fmt_iops, fmt_ns
+from stackprobe.units import fmt_bw, fmt_iops, fmt_ns, fmt_rate
 
 FIGURES = ("iops", "bw", "lat", "p99")
 UNITS = {"iops": "IOPS", "bw": "B/s", "lat": "ns", "p99": "ns"}
@@ -103,7 +103,8 @@ def figures_of(results: RunResults, keyed: RunRows) -> list[Figure]:
             base = FigureKey(kind=str(key[1]), params=_params(key), host=host, place=place,
                              direction=row.direction)
             for name, value in row_values(row).items():
-                out.append(Figure(replace(base, figure=name), step_id, value, UNITS[name], row))
+                unit = row.ops_unit if name == "iops" and row.ops_unit else UNITS[name]
+                out.append(Figure(replace(base, figure=name), step_id, value, unit, row))
     return out
 
 
@@ -220,6 +221,8 @@ def value_text(value: float | None, unit: str) -> str:
     """A figure's value as tables show it, by its unit: '96.1k IOPS', '1.2 GiB/s', '424 µs'."""
     if unit == "IOPS":
         return f"{fmt_iops(value)} IOPS"
+    if unit == "flop/s":  # HPL: "30.3 Gflop/s"
+        return fmt_rate(value, unit)
     if unit == "B/s":
         return fmt_bw(value)
     if unit == "ns":

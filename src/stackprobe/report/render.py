@@ -160,7 +160,7 @@ def to_markdown(results: RunResults) -> str:
 
 CSV_FIELDS = ("run", "layer", "step", "test", "workload", "direction", "bw_bytes", "iops",
               "lat_mean_ns", "p99_ns", "headline", "status", "note", "runs", "ci95_pct",
-              "cov_pct", "noisy", "steady", "limits")
+              "cov_pct", "noisy", "steady", "limits", "ops_unit")
 
 
 def to_csv(results: RunResults) -> str:
