@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -28,10 +27,11 @@ from pathlib import Path
 
 import pytest
 
-from stackprobe.lab import hosts_lab, netns
+from hostslab import hosts_lab_missing
+from stackprobe.lab import hosts_lab
 from stackprobe.lab.ceph_clients import bridge_of
 from stackprobe.lab.ceph_lab import CephLab
-from stackprobe.lab.hosts_lab import SUBNET, HostsLab
+from stackprobe.lab.hosts_lab import HostsLab
 from stackprobe.schema.sentinels import FLEET_HOST
 
 pytestmark = [pytest.mark.slow, pytest.mark.root, pytest.mark.netns, pytest.mark.ceph,
@@ -41,16 +41,6 @@ PREFIX = "spk"  # this module's lab names: spk-br, spk-h1 ...
 CLIENTS = {"h1", "h2", "h3"}
 
 
-def _requirements() -> str | None:
-    if os.geteuid() != 0:
-        return "needs root (network namespaces, a bridge, sshd, cgroups)"
-    if not Path(hosts_lab.SSHD).exists():
-        return "no /usr/sbin/sshd"
-    if shutil.which("ceph-mon") is None or shutil.which("fio") is None:
-        return "needs Ceph and fio"
-    if netns.overlapping_routes(SUBNET):
-        return f"{SUBNET} is in use here (another hosts lab is up?)"
-    return None
 
 
 def _mounts_of(pid: int) -> list[str]:
@@ -59,7 +49,7 @@ def _mounts_of(pid: int) -> list[str]:
 
 @pytest.fixture(scope="module")
 def labs(tmp_path_factory):
-    why = _requirements()
+    why = hosts_lab_missing("ceph-mon", "fio")
     if why:
         pytest.skip(why)
     tmp = tmp_path_factory.mktemp("clients")

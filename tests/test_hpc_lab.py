@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from stackprobe.lab import hosts_lab, netns
-from stackprobe.lab.hosts_lab import SUBNET, HostsLab
+from hostslab import hosts_lab_missing
+from stackprobe.lab import hosts_lab
+from stackprobe.lab.hosts_lab import HostsLab
 
 pytestmark = [pytest.mark.slow, pytest.mark.root, pytest.mark.netns, pytest.mark.tools]
 
@@ -38,19 +39,11 @@ steps:
 """
 
 
-def _requirements() -> str | None:
-    if os.geteuid() != 0:
-        return "needs root (network namespaces, a bridge, sshd)"
-    if not Path(hosts_lab.SSHD).exists():
-        return "no /usr/sbin/sshd"
-    if netns.overlapping_routes(SUBNET):
-        return f"{SUBNET} is in use here (another hosts lab is up?)"
-    return None
 
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    why = _requirements()
+    why = hosts_lab_missing("hpcc", "mpirun")
     if why:
         pytest.skip(why)
     tmp = tmp_path_factory.mktemp("hpclab")

@@ -23,9 +23,10 @@ import pytest
 
 from cephlab import pid_alive
 from conftest import run_cli
+from hostslab import hosts_lab_missing
 from stackprobe.lab import blkio, hosts_lab, netns
 from stackprobe.lab import cgroups as lab_cgroups
-from stackprobe.lab.hosts_lab import SUBNET, HostsLab, HostsLabError, State
+from stackprobe.lab.hosts_lab import HostsLab, HostsLabError, State
 from stackprobe.lab.hosts_specs import check_request, disk_rate, parse_specs
 from stackprobe.suite.loader import load_hosts
 from stackprobe.transport.ssh import SshPool, SshTransport
@@ -36,20 +37,12 @@ pytestmark = [pytest.mark.slow, pytest.mark.root, pytest.mark.netns, pytest.mark
 PREFIX = "spt"
 
 
-def _requirements() -> str | None:
-    if os.geteuid() != 0:
-        return "needs root (network namespaces, a bridge, sshd)"
-    if not Path(hosts_lab.SSHD).exists():
-        return "no /usr/sbin/sshd (apt-get install -y openssh-server)"
-    if netns.overlapping_routes(SUBNET):
-        return f"{SUBNET} is in use here (another hosts lab is up?)"
-    return None
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _needs_root():
     """Checked once, before the module's lab exists (its own route would fail the check)."""
-    why = _requirements()
+    why = hosts_lab_missing()
     if why:
         pytest.skip(why)
 

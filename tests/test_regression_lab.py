@@ -16,8 +16,6 @@ gate has a failure per gated figure, named by its key. The labs come down in `fi
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -26,8 +24,9 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
-from stackprobe.lab import hosts_lab, netns
-from stackprobe.lab.hosts_lab import SUBNET, HostsLab
+from hostslab import hosts_lab_missing
+from stackprobe.lab import hosts_lab
+from stackprobe.lab.hosts_lab import HostsLab
 
 pytestmark = [pytest.mark.slow, pytest.mark.root, pytest.mark.netns, pytest.mark.tools]
 
@@ -54,16 +53,6 @@ WORKLOAD = "fio:bs=1M,direct=1,hosts=1,iodepth=4,ioengine=libaio,rw=read,size=24
 FIGURES = [f"{WORKLOAD}@h1:read.bw", f"{WORKLOAD}:read.bw"]
 
 
-def _requirements() -> str | None:
-    if os.geteuid() != 0:
-        return "needs root (network namespaces, a bridge, sshd, blkio cgroups)"
-    if not Path(hosts_lab.SSHD).exists():
-        return "no /usr/sbin/sshd (apt-get install -y openssh-server)"
-    if shutil.which("fio") is None:
-        return "needs fio"
-    if netns.overlapping_routes(SUBNET):
-        return f"{SUBNET} is in use here (another hosts lab is up?)"
-    return None
 
 
 def _run_on_lab(tmp: Path, cap: str, count: int) -> list[Path]:
@@ -94,7 +83,7 @@ def _bw(run: Path) -> float:
 
 
 def test_a_capped_disk_fails_the_gate_and_a_rerun_passes(tmp_path):
-    why = _requirements()
+    why = hosts_lab_missing("fio",)
     if why:
         pytest.skip(why)
     (tmp_path / "suite.yaml").write_text(SUITE)

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from hostslab import hosts_lab_missing
 from stackprobe.lab import hosts_lab, netns
-from stackprobe.lab.hosts_lab import SUBNET, HostsLab
+from stackprobe.lab.hosts_lab import HostsLab
 from stackprobe.verdict.codes import EXIT_CRITERIA_FAILED, EXIT_OK
 
 pytestmark = [pytest.mark.slow, pytest.mark.root, pytest.mark.netns, pytest.mark.tools]
@@ -22,14 +23,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.root, pytest.mark.netns, pytest.mark
 PREFIX = "spv"  # this module's lab names: spv-br, spv-h1 ...
 
 
-def _requirements() -> str | None:
-    if os.geteuid() != 0:
-        return "needs root (network namespaces, a bridge, sshd)"
-    if not Path(hosts_lab.SSHD).exists():
-        return "no /usr/sbin/sshd"
-    if netns.overlapping_routes(SUBNET):
-        return f"{SUBNET} is in use here (another hosts lab is up?)"
-    return None
 
 
 def _acceptance(tmp: Path, state, name: str):
@@ -45,7 +38,7 @@ def _acceptance(tmp: Path, state, name: str):
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """One lab: the acceptance run as it is, then with h2's link shaped to 200 Mbit/s."""
-    why = _requirements()
+    why = hosts_lab_missing()
     if why:
         pytest.skip(why)
     tmp = tmp_path_factory.mktemp("verdict")
