@@ -261,3 +261,11 @@ def test_a_nodes_stream_copy_bounds_its_memory_like_a_memory_step():
     low = lower_rungs(_run(steps=[_step(1, "stream", "hardware", records=[node]),
                                   _step(2, "hpl_cluster", "hardware", records=[cluster])]))
     assert low.membw == {("h1", "read"): 20e9, ("h1", "write"): 20e9}
+
+
+def test_a_node_slow_in_hpl_is_a_cpu_limit_like_one_slow_in_stress_ng():
+    hpl = {"metric": "HPL", "role": "client", "figures": [
+        {"node": "h1", "ratio": 1.0, "flagged": False}, {"node": "h2", "ratio": 1.0, "flagged": False},
+        {"node": "h3", "ratio": 0.3, "flagged": True}]}
+    low = lower_rungs(_run(steps=[_step(1, "hpl", "hardware", findings={"consistency": [hpl]})]))
+    assert low.cpu_outliers == {"h3": 0.3}

@@ -101,6 +101,9 @@ class LowerRungs:
         return bool(hosts) and hosts <= {self.this_host}
 
 
+CPU_METRICS = ("CPU throughput", "HPL")  # node comparisons that say a CPU is slow
+
+
 def lower_rungs(results: RunResults) -> LowerRungs:
     low = LowerRungs(this_host=results.run.host)
     low.run_pool = (results.run.ceph or {}).get("pool")
@@ -129,7 +132,7 @@ def lower_rungs(results: RunResults) -> LowerRungs:
                     low.nic_mbps[host] = float(link["speed_mbps"])
                     low.nic_names[host] = str(link.get("nic") or "")
         for c in step.findings.get("consistency", []):
-            if str(c.get("metric", "")).startswith("CPU throughput"):
+            if str(c.get("metric", "")).startswith(CPU_METRICS):  # stress-ng's or HPL's
                 for f in c.get("figures", []):  # a pair flags both: the slower one is slow
                     if f.get("flagged") and f.get("ratio") is not None and f["ratio"] < 1:
                         low.cpu_outliers[str(f["node"])] = float(f["ratio"])
