@@ -31,6 +31,7 @@ from stackprobe.kinds.fio.fio_job import build_job
 from stackprobe.parsers.fio.fio_json import FioJsonError, parse_fio_json
 from stackprobe.schema.records import IoRecord, IoStats
 from stackprobe.schema.sentinels import FIO_ALL_CLIENTS, FIO_ALL_KEPT, FLEET_HOST
+from stackprobe.transport.base import CommandResult
 from stackprobe.transport.fleet import HostHandle
 
 FIO_SERVER_PORT = 8765
@@ -47,6 +48,24 @@ def client_args(clients: list[tuple[str, Path]], port: int = FIO_SERVER_PORT) ->
 
 def job_name(step_name: str, host: str) -> str:
     return f"{step_name}@{host}"
+
+
+def run_clients(ctx: StepContext, label: str, handles: list[HostHandle],
+                job_of: Callable[[HostHandle], Path]) -> tuple[CommandResult, list[IoRecord]]:
+    """One `fio --client=...` run over `handles`, each with its job file job_of(host): the
+    command's result and each client's record named by its host (fio's own All clients
+    aggregate left out; none when fio printed no result)."""
+    argv = ["fio", "--output-format=json",
+            *client_args([(h.host.address, job_of(h)) for h in handles])]
+    result = ctx.execute(label, argv)
+    try:
+        own = [r for r in parse_fio_json(result.stdout) if r.host != FIO_ALL_CLIENTS]
+    except FioJsonError:
+        own = []
+    names = [h.name for h in handles]
+    for rec in own:
+        rec.host = host_of_job(rec.job, names) or rec.host
+    return result, own
 
 
 def host_of_job(job: str, hosts: list[str]) -> str | None:

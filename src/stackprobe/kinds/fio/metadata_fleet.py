@@ -23,16 +23,14 @@ from stackprobe.kinds.context import (
 )
 from stackprobe.kinds.fio.fio_fleet import (
     FIO_SERVER_PORT,
-    client_args,
-    host_of_job,
     missing_clients,
+    run_clients,
     stop_and_remove,
 )
 from stackprobe.kinds.fio.fio_job import metadata_dirs
 from stackprobe.kinds.fio.metadata_jobs import job_text, ops_record
-from stackprobe.parsers.fio.fio_json import FioJsonError, parse_fio_json
 from stackprobe.schema.records import OpsRecord
-from stackprobe.schema.sentinels import FIO_ALL_CLIENTS, FLEET_HOST
+from stackprobe.schema.sentinels import FLEET_HOST
 from stackprobe.transport.fleet import HostHandle
 
 
@@ -86,17 +84,9 @@ class MetadataFleet:
         spec = ctx.step.spec
         records: list[OpsRecord] = []
         for op in spec.operations:
-            argv = ["fio", "--output-format=json", *client_args(
-                [(h.host.address, ctx.step_dir / f"{op}-{h.name}.fio") for h in handles])]
-            result = ctx.execute(f"fio-{op}", argv)
-            try:
-                parsed = [r for r in parse_fio_json(result.stdout) if r.host != FIO_ALL_CLIENTS]
-            except FioJsonError:
-                parsed = []
-            phase = []
-            for rec in parsed:
-                rec.host = host_of_job(rec.job, names) or rec.host
-                phase.append(ops_record(rec, spec.files, spec.layout))
+            result, own = run_clients(ctx, f"fio-{op}", handles,
+                                      lambda h, op=op: ctx.step_dir / f"{op}-{h.name}.fio")
+            phase = [ops_record(rec, spec.files, spec.layout) for rec in own]
             records += phase
             if result.interrupted:
                 return StepOutcome.stopped(records)

@@ -27,10 +27,9 @@ from stackprobe.kinds.context import (
 )
 from stackprobe.kinds.fio.fio_fleet import (
     FIO_SERVER_PORT,
-    client_args,
-    host_of_job,
     merge_clients,
     missing_clients,
+    run_clients,
 )
 from stackprobe.kinds.fio.fio_job import metadata_dirs
 from stackprobe.kinds.fio.metadata_fleet import merge_phase
@@ -43,9 +42,7 @@ from stackprobe.kinds.hpc.io500_like_jobs import (
     find_argv,
     phase_job,
 )
-from stackprobe.parsers.fio.fio_json import FioJsonError, parse_fio_json
 from stackprobe.schema.records import IoRecord, OpsRecord
-from stackprobe.schema.sentinels import FIO_ALL_CLIENTS
 from stackprobe.transport.base import CommandResult
 from stackprobe.transport.fleet import HostHandle
 
@@ -95,15 +92,8 @@ class Io500LikeFleet:
         assert ctx.fleet is not None
         handles = ctx.fleet.select(ctx.step.hosts)
         names = [h.name for h in handles]
-        argv = ["fio", "--output-format=json", *client_args(
-            [(h.host.address, ctx.step_dir / f"{phase}-{h.name}.fio") for h in handles])]
-        result = ctx.execute(f"fio-{phase}", argv)
-        try:
-            own = [r for r in parse_fio_json(result.stdout) if r.host != FIO_ALL_CLIENTS]
-        except FioJsonError:
-            own = []
-        for rec in own:
-            rec.host = host_of_job(rec.job, names) or rec.host
+        result, own = run_clients(ctx, f"fio-{phase}", handles,
+                                  lambda h: ctx.step_dir / f"{phase}-{h.name}.fio")
         records: list = ([_named(ops_record(r, 0, phase.split("-")[1]), phase) for r in own]
                          if kind == "md" else own)
         if result.interrupted:
