@@ -14,7 +14,7 @@ APT_PACKAGES := fio sysstat stress-ng sysbench mbw iperf3 util-linux dmidecode f
                 ceph-mon ceph-mgr ceph-osd ceph-mds ceph-common ceph-fuse chromium \
                 parted e2fsprogs strace hpcc openmpi-bin libopenblas0-pthread libblas3
 
-.PHONY: run test test-fast deps system-deps venv clean
+.PHONY: run test test-fast deps system-deps keep-default-blas venv clean
 
 run: deps
 	$(STACKPROBE) run
@@ -50,9 +50,26 @@ system-deps:
 	  echo "apt-get install -y$$missing"; \
 	  policy=""; if [ ! -e /usr/sbin/policy-rc.d ]; then \
 	    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && policy=1; fi; \
+	  blas=$$(update-alternatives --get-selections | awk '$$1 ~ /^libblas\.so\.3/ {print $$1, $$3}'); \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
-	  rc=$$?; [ -z "$$policy" ] || rm -f /usr/sbin/policy-rc.d; exit $$rc; \
+	  rc=$$?; [ -z "$$policy" ] || rm -f /usr/sbin/policy-rc.d; [ $$rc -eq 0 ] || exit $$rc; \
+	  $(MAKE) --no-print-directory keep-default-blas BLAS_BEFORE="$$blas"; \
 	fi
+
+# OpenBLAS is installed for hpcc alone (kinds/hpc/hpcc_run.py puts it on hpcc's own
+# LD_LIBRARY_PATH); its higher alternatives priority would make it every program's
+# libblas.so.3. This puts the machine's choice back: the one it had before the install, or
+# the reference BLAS when the install brought the first BLAS.
+keep-default-blas:
+	@for name in $$(update-alternatives --get-selections | awk '$$1 ~ /^libblas\.so\.3/ {print $$1}'); do \
+	  want=$$(printf '%s\n' "$(BLAS_BEFORE)" | awk -v n=$$name '$$1 == n {print $$2}'); \
+	  [ -n "$$want" ] || want=$$(update-alternatives --list $$name | grep '/blas/libblas\.so\.3$$' | head -1); \
+	  now=$$(update-alternatives --query $$name | awk '/^Value:/ {print $$2}'); \
+	  if [ -n "$$want" ] && [ "$$want" != "$$now" ]; then \
+	    echo "update-alternatives --set $$name $$want  (the machine's BLAS before OpenBLAS came for hpcc)"; \
+	    update-alternatives --quiet --set $$name $$want; \
+	  fi; \
+	done
 
 venv: $(VENV)/.installed
 

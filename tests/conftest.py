@@ -28,7 +28,7 @@ FAST_TIER = os.environ.get("STACKPROBE_TEST_TIER") == "fast"
 # Debian has them).
 SHADOWED = ("fio", "sadf", "stress-ng", "sysbench", "mbw", "iperf3", "ping", "dmidecode",
             "ceph", "rados", "rbd", "ceph-fuse", "ceph-mon", "ceph-mgr", "ceph-osd", "ceph-mds",
-            "ceph-authtool", "sshd", "ssh", "ssh-keygen", "chromium", "parted")
+            "ceph-authtool", "sshd", "ssh", "ssh-keygen", "chromium", "parted", "hpcc", "mpirun")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -135,3 +135,42 @@ def test_the_step_runs_with_openblas_not_the_reference_blas(tmp_path):
     summary = (work / "hpccoutf.txt").read_text()
     reference = float(summary.split("HPL_Tflops=")[1].split()[0]) * 1e12
     assert openblas > 3 * reference, (openblas, reference)
+
+
+def _path_without_hpcc(tmp_path: Path) -> str:
+    """A PATH with every tool of this machine but hpcc and Open MPI's launchers."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for d in ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"):
+        for tool in Path(d).iterdir() if Path(d).is_dir() else ():
+            if tool.name not in ("hpcc", "mpirun", "mpiexec", "orterun") and not (bin_dir / tool.name).exists():
+                (bin_dir / tool.name).symlink_to(tool)
+    return str(bin_dir)
+
+
+def test_without_hpcc_the_steps_fall_back_to_stress_ng_and_sysbench_and_say_so(tmp_path):
+    path = _path_without_hpcc(tmp_path)
+    (tmp_path / "s.yaml").write_text("name: fallback\nsteps:\n"
+                                     "  - {kind: hpl, n: 2000, fallback_seconds: 2}\n"
+                                     "  - {kind: stream, n: 2000, fallback_seconds: 2}\n")
+    env = {"PATH": path}
+    run_cli(["run", "s.yaml", "--target", tmp_path, "--out", tmp_path / "runs", "--no-monitor"],
+            cwd=tmp_path, env=env, check=0)
+    [run_dir] = [p for p in (tmp_path / "runs").iterdir() if p.is_dir()]
+    hpl, stream = json.loads((run_dir / "results.json").read_text())["steps"]
+    assert hpl["status"] == stream["status"] == "ok", (hpl.get("error"), stream.get("error"))
+    [cpu] = hpl["records"]
+    assert cpu["type"] == "cpu" and cpu["stressor"] == "matrix" and cpu["bogo_ops_per_s"] > 0
+    assert cpu["fallback"].startswith("HPL: hpcc or mpirun not found on ")
+    assert {r["type"] for r in stream["records"]} == {"membw"}
+    assert {r["operation"] for r in stream["records"]} == {"read", "write"}
+    assert all(r["fallback"].startswith("STREAM: hpcc or mpirun not found") for r in stream["records"])
+    assert any("stress-ng matrix measured instead" in w for w in hpl["warnings"])
+    shown = " ".join(run_cli(["show", run_dir], env=env, check=0).stdout.split())
+    assert "CPU matrix bogo ops/s" in shown and "fallback for HPL" in shown
+    assert "fallback for STREAM" in shown and "Gflop/s" not in shown
+
+    (tmp_path / "strict.yaml").write_text("name: strict\nsteps:\n  - {kind: hpl, n: 2000, fallback: false}\n")
+    refused = run_cli(["run", "strict.yaml", "--target", tmp_path, "--out", tmp_path / "runs2",
+                       "--no-monitor"], cwd=tmp_path, env=env)
+    assert refused.returncode != 0 and "hpcc" in refused.stderr and "Traceback" not in refused.stderr

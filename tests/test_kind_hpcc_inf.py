@@ -6,10 +6,14 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from stackprobe.kinds import registry
 from stackprobe.kinds.hpc.hpcc_inf import n_for_memory, near_square, render, sizes
 from stackprobe.kinds.hpc.hpcc_run import blas_name
 from stackprobe.kinds.hpc.hpl import HplStep
 from stackprobe.parsers.hpc.hpccinf import parse_hpccinf
+from stackprobe.schema.hpc_records import HpccRecord, HplTest
+from stackprobe.schema.records import CpuRecord, MemBwRecord
+from stackprobe.schema.results import StepResult
 
 GIB = 1024**3
 
@@ -85,3 +89,28 @@ def test_a_given_file_runs_alone_and_p_goes_with_q():
 ])
 def test_the_blas_is_named_by_the_file_the_loader_resolved(path, name):
     assert blas_name(path) == name
+
+
+def _step(kind: str, records: list) -> StepResult:
+    return StepResult(id=f"01-{kind}", index=1, name=kind, kind=kind, title=kind,
+                      layer="hardware", params={}, hosts=["h1", "h2"], records=records)
+
+
+def test_rows_of_hosts_with_hpcc_and_of_a_host_measured_by_the_fallback():
+    """h1 ran hpcc, h2 had none: HPL's row for h1, stress-ng's for h2 saying it stands in."""
+    hpl = HpccRecord(host="h1", procs=2, focus="hpl",
+                     hpl=HplTest(tv="WR11C2R4", n=2000, nb=192, p=1, q=2, passed=True,
+                                 flops_per_s=5e10))
+    cpu = CpuRecord(host="h2", stressor="matrix", workers=2, bogo_ops=100, seconds=2.0,
+                    bogo_ops_per_s=50.0, fallback="HPL: hpcc or mpirun not found on h2")
+    rows = registry.kind("hpl").rows(_step("hpl", [hpl, cpu]))
+    assert [(r.test, r.ops_unit, r.note) for r in rows] == [
+        ("CPU matrix bogo ops/s (h2)", None, "fallback for HPL: hpcc or mpirun not found on h2"),
+        ("HPL, N=2000 NB=192 P x Q=1x2 (h1)", "flop/s", "residual PASSED")]
+    star = HpccRecord(host="h1", procs=2, focus="stream", stream_bw_bytes={"star_triad": 5e9})
+    bw = MemBwRecord(host="h2", tool="sysbench", operation="read", bw_bytes=2e10, threads=2,
+                     fallback="STREAM: hpcc or mpirun not found on h2")
+    rows = registry.kind("stream").rows(_step("stream", [star, bw]))
+    assert [(r.test, r.bw_bytes) for r in rows] == [
+        ("STREAM triad (all processes, h1)", 1e10), ("Memory read bandwidth (sysbench, h2)", 2e10)]
+    assert rows[1].note == "fallback for STREAM: hpcc or mpirun not found on h2"

@@ -23,6 +23,7 @@ from stackprobe.kinds.context import StepOutcome
 from stackprobe.kinds.host.memory_population_table import population_table
 from stackprobe.parsers.host.inventory import parse_inventory
 from stackprobe.plan.expand import one_step
+from stackprobe.schema.hpc_records import HpccRecord
 from stackprobe.schema.records import InventoryRecord
 from stackprobe.schema.results import StepResult
 
@@ -220,6 +221,23 @@ def test_the_executor_join_adds_the_finding_and_its_sentences():
         ["h2", "11/12", "Supermicro P1-DIMMA1", "F of socket 1", "2934 MT/s", "240 GiB/s",
          "⚠ see warnings"]]
     assert table.notes[0] == SEED_SENTENCE
+
+
+def test_a_stream_step_after_the_inventory_puts_each_triad_beside_the_dimms():
+    """Seed 004's finding in one sentence: the run's inventory (an earlier step) gives the
+    DIMMs, the stream step each node's triad (StarSTREAM's mean x processes)."""
+    earlier = [node("h1", SUPERMICRO, GOLD_6226R), node("h2", DERIVED, GOLD_6226R)]
+    step = one_step({"kind": "stream", "hosts": ["h1", "h2"]}, hosts=("h1", "h2"))
+    per_host = [(h, StepOutcome("ok", [HpccRecord(host=h, procs=24, focus="stream",
+                                                  stream_bw_bytes={"star_triad": bw / 24})]), [])
+                for h, bw in (("h1", 150e9), ("h2", 96e9))]
+    outcome, _ = combine_hosts(step, per_host, earlier=earlier)
+    assert SEED_SENTENCE + "; triad 64% of h1's" in outcome.warnings
+    assert outcome.findings["memory_population"]["nodes"]["h2"]["triad_share_of_peak"] == \
+        pytest.approx(96e9 / (11 * 2934e6 * 8))
+    alone, _ = combine_hosts(step, per_host)  # no inventory before it: no DIMM finding
+    assert "memory_population" not in alone.findings
+    assert not any("DIMM" in w for w in alone.warnings)
 
 
 @pytest.mark.tools

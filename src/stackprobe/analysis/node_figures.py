@@ -58,6 +58,15 @@ def node_metrics(kind: str, records: Sequence[object]) -> list[NodeMetric]:
     return list(metrics.values())
 
 
+def node_triads(records: Sequence[object]) -> dict[str, float]:
+    """host -> the node's STREAM triad bytes/s (all its processes at once), from a stream
+    step's hpcc records: what analysis/memory_population.py puts beside the DIMMs."""
+    return {r.host: bw for r in records
+            if isinstance(r, HpccRecord) and r.focus == "stream" and r.host is not None
+            and getattr(r, "repetition", None) in (None, 1)
+            and (bw := r.node_stream_bytes("triad")) is not None}
+
+
 def role_groups(hosts: Iterable[str], roles: Mapping[str, Sequence[str]] | None
                 ) -> dict[str | None, list[str]]:
     """{role: its hosts}, the groups compared: a host with two roles is in both, hosts

@@ -293,7 +293,8 @@ class Executor:
             futures = [pool.submit(self._run_repetitions, step, self._context_maker(step, h))
                        for h in handles]
             per_host = [(h.name, *f.result()) for h, f in zip(handles, futures, strict=True)]
-        return combine_hosts(step, per_host, {h.name: h.host.roles for h in handles})
+        earlier = [r for done in self.results.steps if done.id != step.id for r in done.records]
+        return combine_hosts(step, per_host, {h.name: h.host.roles for h in handles}, earlier)
 
     def _run_repetitions(self, step: PlannedStep, make_ctx) -> tuple[StepOutcome, list[CommandRecord]]:
         """Run the step once, or again and again as its repeat plan says; cleanup once at

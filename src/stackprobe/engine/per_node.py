@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from stackprobe.analysis.consistency import judge
 from stackprobe.analysis.consistency_text import subject
 from stackprobe.analysis.memory_population import population_finding
-from stackprobe.analysis.node_figures import node_metrics, role_groups
+from stackprobe.analysis.node_figures import node_metrics, node_triads, role_groups
 from stackprobe.kinds.compare import limits_of
 from stackprobe.kinds.context import StepOutcome
 from stackprobe.schema.results import CommandRecord
@@ -25,10 +25,11 @@ from stackprobe.units import fmt_bw
 
 def combine_hosts(
     step: PlannedStep, per_host: Sequence[tuple[str, StepOutcome, list[CommandRecord]]],
-    roles: Mapping[str, Sequence[str]] | None = None,
+    roles: Mapping[str, Sequence[str]] | None = None, earlier: Sequence[object] = (),
 ) -> tuple[StepOutcome, list[CommandRecord]]:
     """The step's outcome from each host's; `roles`: each host's roles in hosts.yaml (the
-    hosts are compared within each role)."""
+    hosts are compared within each role); `earlier`: the records of the run's steps done
+    before (an inventory's DIMMs, which a STREAM step's triads are put beside)."""
     records, warnings, notes, commands, errors = [], [], [], [], []
     findings: dict = {}
     statuses = set()
@@ -77,6 +78,9 @@ def combine_hosts(
     if consistency:
         findings["consistency"] = consistency
     population = population_finding(records)  # the inventories' DIMMs, by channel
+    triads = node_triads(records)
+    if population is None and triads:  # seed 004: the DIMMs beside each node's triad
+        population = population_finding(earlier, triads)
     if population:
         findings["memory_population"] = population
         warnings += population["warnings"]

@@ -165,6 +165,7 @@ class MemBwRecord(_Record):
     block_bytes: int | None = None
     total_bytes: int | None = None
     host: str | None = None
+    fallback: str | None = None  # what it stands in for: 'STREAM: hpcc or mpirun not found on h2'
 
 
 class NetRecord(_Record):
@@ -217,6 +218,7 @@ class CpuRecord(_Record):
     bogo_ops_per_s: float  # per real second, all workers together
     bogo_ops_per_cpu_s: float | None = None  # per second of usr+sys CPU time
     host: str | None = None
+    fallback: str | None = None  # what it stands in for: 'HPL: hpcc or mpirun not found on h2'
 
 
 class OsdBenchRecord(_Record):

@@ -18,7 +18,7 @@ from stackprobe.kinds.compare import ComparesNodes
 from stackprobe.kinds.context import StepContext, StepOutcome, remove_work_dir
 from stackprobe.kinds.contract import HostMode, Kind
 from stackprobe.kinds.hpc.hpcc_inf import DEFAULT_MEMORY_FRACTION, DEFAULT_NB, HpccSizes
-from stackprobe.kinds.hpc.hpcc_run import HPCC, MPIRUN, HpccFailed, run_hpcc
+from stackprobe.kinds.hpc.hpcc_run import HPCC, MPIRUN, HpccAbsent, HpccFailed, run_hpcc
 from stackprobe.schema.hpc_records import HpccRecord
 from stackprobe.spec.steps import MeasuredSpec
 
@@ -56,10 +56,13 @@ class HpccSpec(MeasuredSpec, ComparesNodes):
 
 
 class HpccRunner:
-    """prepare/run/cleanup of one hpcc run; `decide` says what the kind makes of it."""
+    """prepare/run/cleanup of one hpcc run; `decide` says what the kind makes of it,
+    `fallback` what is measured instead on a host without hpcc (kinds/hpc/hpcc_fallback.py)
+    when the step allows it."""
 
-    def __init__(self, decide):
+    def __init__(self, decide, fallback=None):
         self.decide = decide
+        self.fallback = fallback
 
     def prepare(self, ctx: StepContext) -> None:
         pass
@@ -73,6 +76,10 @@ class HpccRunner:
             return StepOutcome("failed", error=f"hpccinf: {spec.hpccinf}: {exc.strerror}")
         try:
             record, sizes = run_hpcc(ctx, given)
+        except HpccAbsent as exc:
+            if self.fallback is not None and getattr(spec, "fallback", False):
+                return self.fallback(ctx, str(exc))
+            return StepOutcome("failed", error=str(exc))
         except HpccFailed as exc:
             if str(exc) == "stopped by the user":
                 return StepOutcome.stopped()

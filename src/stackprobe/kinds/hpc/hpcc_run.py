@@ -74,6 +74,10 @@ class HpccFailed(Exception):
     """Why this run gives no record, in one line."""
 
 
+class HpccAbsent(HpccFailed):
+    """hpcc or mpirun is not on the host (the `hpl`/`stream` fallback's cue)."""
+
+
 def blas_name(resolved: str) -> str:
     """The BLAS the loader's files are: 'openblas-pthread 0.3.21', 'reference 3.11.0'."""
     if m := _OPENBLAS_FILE.search(resolved):
@@ -91,7 +95,7 @@ def host_facts(ctx: StepContext, on: Transport | None = None) -> HostFacts:
     if not res.ok:
         raise HpccFailed(failure_message(res, "sh"))
     if res.stdout.strip() == "missing":
-        raise HpccFailed(f"hpcc or mpirun not found on {where}: {MISSING}")
+        raise HpccAbsent(f"hpcc or mpirun not found on {where}: {MISSING}")
     facts = dict(line.split(" ", 1) for line in res.stdout.splitlines() if " " in line)
     try:
         return HostFacts(cpus=int(facts["cpus"]), memory_bytes=int(facts["mem_kib"]) * 1024,

@@ -13,12 +13,21 @@ from __future__ import annotations
 from typing import Literal
 
 from stackprobe.kinds.context import StepOutcome
+from stackprobe.kinds.host.stress_ng import STRESS_NG
 from stackprobe.kinds.hpc.hpcc_common import HpccKind, HpccRunner, HpccSpec, others_failed, sizes_text
+from stackprobe.kinds.hpc.hpcc_fallback import (
+    CPU_TOOLS,
+    FallsBack,
+    cpu_fallback,
+    fallback_needs,
+    fallback_rows,
+)
 from stackprobe.schema.hpc_records import HpccRecord
+from stackprobe.schema.records import CpuRecord
 from stackprobe.tables.rows import Row, base, status_row
 
 
-class HplStep(HpccSpec):
+class HplStep(HpccSpec, FallsBack):
     """HPL (and, with it, every HPC Challenge test) on each host: Gflops with N, NB, P x Q."""
 
     kind: Literal["hpl"]
@@ -40,9 +49,9 @@ def decide(record: HpccRecord, sizes) -> StepOutcome:
 
 def hpl_rows(step) -> list[Row]:
     found = [r for r in step.records if isinstance(r, HpccRecord) and r.hpl is not None]
-    if not found:
+    rows = fallback_rows(step)
+    if not found and not rows:
         return [status_row(step, "")]
-    rows = []
     for r in found:
         t = r.hpl
         where = f" ({r.host})" if step.hosts and r.host else ""
@@ -59,6 +68,8 @@ def hpl_rows(step) -> list[Row]:
 class Hpl(HpccKind):
     name = "hpl"
     spec = HplStep
+    tools = (*HpccKind.tools, STRESS_NG)
+    records = (HpccRecord, CpuRecord)
 
     def title(self, spec, name):
         return "HPL (hpcc)"
@@ -67,7 +78,10 @@ class Hpl(HpccKind):
         return "ops"
 
     def runner(self):
-        return HpccRunner(decide)
+        return HpccRunner(decide, cpu_fallback)
+
+    def needs(self, spec):
+        return fallback_needs(spec, CPU_TOOLS)
 
     def rows(self, step):
         return hpl_rows(step)

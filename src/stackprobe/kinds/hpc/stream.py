@@ -17,15 +17,25 @@ from __future__ import annotations
 from typing import Literal
 
 from stackprobe.kinds.context import StepOutcome
+from stackprobe.kinds.host.memory import Memory
+from stackprobe.kinds.host.memory_population_table import population_table
 from stackprobe.kinds.hpc.hpcc_common import HpccKind, HpccRunner, HpccSpec, others_failed
+from stackprobe.kinds.hpc.hpcc_fallback import (
+    MEMORY_TOOLS,
+    FallsBack,
+    fallback_needs,
+    fallback_rows,
+    memory_fallback,
+)
 from stackprobe.schema.hpc_records import HpccRecord
+from stackprobe.schema.records import MemBwRecord
 from stackprobe.tables.rows import Row, base, status_row
 
 KERNELS = ("copy", "scale", "add", "triad")
 OWN = ("StarSTREAM", "SingleSTREAM")
 
 
-class StreamStep(HpccSpec):
+class StreamStep(HpccSpec, FallsBack):
     """STREAM on every core of each host at once (hpcc's StarSTREAM), summed per node."""
 
     kind: Literal["stream"]
@@ -58,12 +68,14 @@ def stream_rows(step) -> list[Row]:
                             bw_bytes=bw, headline="bw", status=step.status,
                             note="; ".join(x for x in (r.blas or "", step.error or "") if x),
                             **base(step, text)))
-    return rows or [status_row(step, "")]
+    return rows + fallback_rows(step) or [status_row(step, "")]
 
 
 class Stream(HpccKind):
     name = "stream"
     spec = StreamStep
+    tools = (*HpccKind.tools, *Memory.tools)
+    records = (HpccRecord, MemBwRecord)
 
     def title(self, spec, name):
         return "STREAM (hpcc)"
@@ -72,10 +84,17 @@ class Stream(HpccKind):
         return "membw"
 
     def runner(self):
-        return HpccRunner(decide)
+        return HpccRunner(decide, memory_fallback)
+
+    def needs(self, spec):
+        return fallback_needs(spec, MEMORY_TOOLS)
 
     def rows(self, step):
         return stream_rows(step)
+
+    def tables(self, steps):
+        """The DIMM population beside each node's triad, when an inventory came first."""
+        return [t for step in steps if (t := population_table(step)) is not None]
 
 
 KIND = Stream()
