@@ -10,6 +10,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from stackprobe.lab.cgroups import cgroup_path, cgroup_version, make_cpu_cgroup
+
 
 @dataclass(frozen=True)
 class Lab:
@@ -75,17 +77,12 @@ def pid_alive(pid: int) -> bool:
 def cpu_limited(pid: int, percent: int):
     """Cap one process's CPU (all its threads) with a cgroup made for the test; the
     process goes back to its own cgroup and the test cgroup is removed afterwards."""
-    v2 = Path("/sys/fs/cgroup/cgroup.controllers").exists()
-    root = Path("/sys/fs/cgroup") if v2 else Path("/sys/fs/cgroup/cpu")
-    original = _cgroup_of(pid, "" if v2 else "cpu")
-    group = root / f"stackprobe-test-{os.getpid()}"
-    group.mkdir()
+    version = cgroup_version()
+    group = cgroup_path(version, "test", str(os.getpid()))
+    root = group.parent
+    original = _cgroup_of(pid, "" if version == 2 else "cpu")
+    make_cpu_cgroup(group, version, percent)
     try:
-        if v2:
-            (group / "cpu.max").write_text(f"{percent * 1000} 100000")
-        else:
-            (group / "cpu.cfs_period_us").write_text("100000")
-            (group / "cpu.cfs_quota_us").write_text(str(percent * 1000))
         (group / "cgroup.procs").write_text(str(pid))
         yield
     finally:

@@ -31,6 +31,7 @@ from hostslab import hosts_lab_missing
 from stackprobe.lab import hosts_lab
 from stackprobe.lab.ceph_clients import bridge_of
 from stackprobe.lab.ceph_lab import CephLab
+from stackprobe.lab.cgroups import set_cpu_quota
 from stackprobe.lab.hosts_lab import HostsLab
 from stackprobe.schema.sentinels import FLEET_HOST
 
@@ -137,27 +138,18 @@ steps:
 """
 
 
-def _cap_cpu(cgroup: str, percent: int) -> None:
-    """The lab host's own cgroup (lab/cgroups.py made it): its CPU quota, v1 or v2."""
-    path = Path(cgroup)
-    if (path / "cpu.max").exists():
-        (path / "cpu.max").write_text(f"{percent * 1000} 100000")
-    else:
-        (path / "cpu.cfs_quota_us").write_text(str(percent * 1000))
-
-
 def test_the_weak_client_is_named_in_the_rbd_random_read(labs, run):
     tmp, state, ceph_state = labs
     (h3,) = [h for h in state.hosts if h.name == "h3"]
     (tmp / "weak.yaml").write_text(WEAK_SUITE)
-    _cap_cpu(h3.cgroup, 5)
+    set_cpu_quota(Path(h3.cgroup), 5)
     try:
         proc = subprocess.run(
             [sys.executable, "-m", "stackprobe", "run", str(tmp / "weak.yaml"), "--hosts",
              state.hosts_yaml, "--ceph-conf", ceph_state.conf, "--out", str(tmp / "weak-runs"),
              "--target", str(tmp)], capture_output=True, text=True, timeout=600)
     finally:
-        _cap_cpu(h3.cgroup, 20)
+        set_cpu_quota(Path(h3.cgroup), 20)
     (run_dir,) = [p for p in (tmp / "weak-runs").iterdir() if p.is_dir()]
     step = json.loads((run_dir / "results.json").read_text())["steps"][-1]
     assert step["status"] == "ok", proc.stdout[-2000:]

@@ -23,7 +23,7 @@ from stackprobe.verdict.registry import all_checks
 from stackprobe.verdict.rules import RuleError, parse_rule
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_multi_host import SUITE as MULTI_HOST_SUITE  # noqa: E402 - the recorded run's suite
+from test_multi_host import STEPS as MULTI_HOST_SUITE  # noqa: E402 - the recorded run's suite
 
 RECORDED = Path(__file__).parent / "fixtures" / "recorded" / "runs-after-kind-contract"
 MULTI_HOST = RECORDED / "20261124T053020Z-multi-host-test"

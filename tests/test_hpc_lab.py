@@ -17,6 +17,7 @@ import pytest
 
 from hostslab import hosts_lab_missing
 from stackprobe.lab import hosts_lab
+from stackprobe.lab.cgroups import set_cpu_quota
 from stackprobe.lab.hosts_lab import HostsLab
 
 pytestmark = [pytest.mark.slow, pytest.mark.root, pytest.mark.netns, pytest.mark.tools]
@@ -69,16 +70,7 @@ def _run(tmp: Path, state, name: str, suite: str) -> dict:
     shown = subprocess.run([sys.executable, "-m", "stackprobe", "show", str(run)],
                            capture_output=True, text=True, timeout=120,
                            env={**os.environ, "COLUMNS": "200"}).stdout
-    return {"results": results, "shown": shown}
-
-
-def _cap(cgroup: str, percent: int | None) -> None:
-    """h2's own cgroup (lab/cgroups.py made it): its CPU quota, v1 or v2; None: no cap."""
-    path = Path(cgroup)
-    if (path / "cpu.max").exists():
-        (path / "cpu.max").write_text(f"{percent * 1000} 100000" if percent else "max 100000")
-    else:
-        (path / "cpu.cfs_quota_us").write_text(str(percent * 1000) if percent else "-1")
+    return {"results": results, "shown": shown, "dir": run}
 
 
 def _pairs(results: dict) -> dict[str, dict]:
@@ -101,11 +93,11 @@ def test_the_capped_host_of_a_pair_is_named_with_the_ratio_and_not_without_the_c
     stream = pairs["STREAM triad (all processes)"]
     assert stream["pair"] is not None and {f["node"] for f in stream["figures"]} == {"h1", "h2"}
     (h2,) = [h for h in state.hosts if h.name == "h2"]
-    _cap(h2.cgroup, None)
+    set_cpu_quota(Path(h2.cgroup), None)
     try:
         free = _run(tmp, state, "free", PAIR.split("  - {kind: stream")[0])  # HPL alone
     finally:
-        _cap(h2.cgroup, CAP)
+        set_cpu_quota(Path(h2.cgroup), CAP)
     hpl = _pairs(free["results"])["HPL"]
     assert not any(f["flagged"] for f in hpl["figures"]), hpl
 
@@ -120,3 +112,12 @@ def test_hpl_across_three_hosts_passes_its_residual_with_one_figure(lab):
     assert (rec["hpl"]["n"], rec["hpl"]["p"] * rec["hpl"]["q"]) == (1000, 3)
     assert rec["hpl"]["flops_per_s"] > 0
     assert "HPL, N=1000 NB=192 P x Q=1x3" in run["shown"] and "Gflop/s" in run["shown"]
+    # Open MPI's daemons started over the lab's sshd from here, its TCP held to the lab network
+    steps_dir = run["dir"] / "steps" / step["id"]
+    assert (steps_dir / "hostfile").read_text() == \
+        "".join(f"{h.address} slots=1\n" for h in state.hosts)
+    [line] = [c for c in step["commands"] if c["argv"][0] == "mpirun"]
+    assert "btl_tcp_if_include 10.99.0.0/24" in line["command"]
+    assert "oob_tcp_if_include 10.99.0.0/24" in line["command"]
+    assert "plm_rsh_no_tree_spawn 1" in line["command"]
+    assert "End of Summary section." in (steps_dir / "hpccoutf.txt").read_text()

@@ -5,7 +5,9 @@ at 20% of a CPU by a cgroup. One run of a suite measures them; the tests read it
 What must hold: the fio fleet ran on every client and its histograms were merged; the
 network matrix flags the links into h2; the CPU consistency table flags h3; and the step
 fails, naming the missing clients, when fio runs fewer clients than asked (fio 3.33 does
-that silently given several --client and one job file).
+that silently given several --client and one job file). The suite carries
+cluster-acceptance's criteria: `no flagged link` fails the run (exit 3, the checklist
+names h2); with h2's link and h3's CPU at full speed the same criteria exit 0.
 """
 
 from __future__ import annotations
@@ -20,17 +22,31 @@ from pathlib import Path
 import pytest
 import yaml
 
+import stackprobe
 from stackprobe.engine.executor import RunSettings
 from stackprobe.engine.launch import launch
 from stackprobe.kinds.fio import fio_fleet
+from stackprobe.lab import hosts_lab, netns
+from stackprobe.lab.cgroups import set_cpu_quota
 from stackprobe.lab.hosts_lab import HostsLab
 from stackprobe.plan.expand import expand
 from stackprobe.suite.loader import load_hosts, parse_suite
 from stackprobe.transport.local import LocalTransport
+from stackprobe.verdict.codes import EXIT_CRITERIA_FAILED, EXIT_OK
 
 pytestmark = [pytest.mark.slow, pytest.mark.root, pytest.mark.netns, pytest.mark.tools]
 
-SUITE = """\
+BUILTIN = Path(stackprobe.__file__).parent / "suite" / "builtin" / "cluster-acceptance.yaml"
+
+# cluster-acceptance's criteria (the builtin's own lines, tests/test_multi_host.py checks)
+CRITERIA = """\
+criteria:
+  - no flagged link
+  - every host reported
+  - no failed step
+"""
+# the steps alone: the suite of tests/fixtures' recorded multi-host run (test_criteria.py)
+STEPS = """\
 name: multi-host-test
 steps:
   - kind: cpu
@@ -67,6 +83,8 @@ steps:
     runtime: 1
 """
 
+
+SUITE = STEPS.replace("steps:\n", CRITERIA + "steps:\n", 1)
 
 DISK_CAP = "20M"  # h1's disk, blkio-throttled: its three directories share it
 DISK_CAP_BPS = 20 * 1024**2
@@ -108,12 +126,54 @@ def _step(results, kind):
     return next(s for s in results["steps"] if s["kind"] == kind)
 
 
-def test_run_succeeds_and_removes_its_scratch_on_every_host(run, lab):
+def test_every_step_succeeds_and_the_scratch_is_removed_on_every_host(run, lab):
     proc, results, _ = run
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert all(s["status"] == "ok" for s in results["steps"]), proc.stdout[-3000:] + proc.stderr[-3000:]
     assert [h["name"] for h in results["run"]["hosts"]] == ["h1", "h2", "h3"]
     for h in results["run"]["hosts"]:
         assert not Path(h["scratch"]).exists()
+
+
+def test_the_slow_link_fails_the_run_and_its_checklist_names_the_host(run):
+    """`no flagged link` decides a real run: the links into h2 are flagged, the run exits
+    with the criteria-failed code, the checklist names h2 and where the rule was written."""
+    proc, results, _ = run
+    assert proc.returncode == EXIT_CRITERIA_FAILED, (proc.stdout[-3000:], proc.stderr[-2000:])
+    items = {i["rule"]: i for i in results["verdict"]["items"] if i["kind"] == "criterion"}
+    assert {r: i["status"] for r, i in items.items()} == {
+        "no flagged link": "fail", "every host reported": "pass", "no failed step": "pass"}
+    link = items["no flagged link"]
+    assert link["origin"].endswith("/suite.yaml:3"), link["origin"]
+    assert "→h2" in link["measured"] or "h2→" in link["measured"], link
+    assert "Verdict: FAIL: a criterion failed (exit 3" in proc.stdout
+
+
+def test_without_the_slow_link_and_cpu_the_same_criteria_exit_0(lab, tmp_path):
+    """cluster-acceptance's criteria over the rungs they judge (the inventory and the
+    network matrix), with h2's link and h3's CPU back to full speed: exit 0."""
+    state = hosts_lab.State.load(lab.dir)
+    (h2,) = [h for h in state.hosts if h.name == "h2"]
+    (h3,) = [h for h in state.hosts if h.name == "h3"]
+    head = BUILTIN.read_text().split("\nsteps:\n")[0]
+    assert CRITERIA in head + "\n"  # the same rules as the run above
+    (tmp_path / "links.yaml").write_text(head + "\nsteps:\n  - {kind: inventory, hosts: all}\n"
+                                         "  - {kind: network, hosts: all, seconds: 2, streams: 1}\n")
+    netns.unshape(h2.veth)
+    set_cpu_quota(Path(h3.cgroup), None)
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "stackprobe", "run", str(tmp_path / "links.yaml"), "--hosts",
+             str(lab.dir / "hosts.yaml"), "--out", str(tmp_path / "runs"), "--target", str(tmp_path),
+             "--no-monitor"], capture_output=True, text=True, timeout=600,
+            env={**os.environ, "COLUMNS": "200"})
+    finally:
+        netns.shape(h2.veth, h2.slow_link)
+        set_cpu_quota(Path(h3.cgroup), h3.slow_cpu)
+    assert proc.returncode == EXIT_OK, (proc.stdout[-3000:], proc.stderr[-2000:])
+    (run_dir,) = [p for p in (tmp_path / "runs").iterdir() if p.is_dir()]
+    verdict = json.loads((run_dir / "results.json").read_text())["verdict"]
+    assert {(i["rule"], i["status"]) for i in verdict["items"] if i["kind"] == "criterion"} == {
+        ("no flagged link", "pass"), ("every host reported", "pass"), ("no failed step", "pass")}
 
 
 def test_fleet_ran_on_every_client_and_merged_their_histograms(run):
@@ -261,8 +321,8 @@ def test_fleet_fails_naming_clients_fio_did_not_run(lab, tmp_path, monkeypatch):
 
     monkeypatch.setattr(fio_fleet, "client_args", one_job_file_at_the_end)
     hosts = load_hosts(lab.dir / "hosts.yaml")
-    suite = parse_suite(SUITE.split("  - kind: cpu")[0] + SUITE[SUITE.index("  - kind: fio"):
-                                                                SUITE.index("  - kind: metadata")],
+    suite = parse_suite(STEPS.split("  - kind: cpu")[0] + STEPS[STEPS.index("  - kind: fio"):
+                                                                STEPS.index("  - kind: metadata")],
                         "t.yaml")
     plan = expand(suite, tmp_path, hosts)
     settings = RunSettings("t", "t.yaml", "", str(tmp_path))

@@ -39,15 +39,22 @@ def cgroup_path(version: int, prefix: str, host: str) -> Path:
 
 
 def make_cpu_cgroup(path: Path, version: int, percent: int) -> None:
-    quota = percent * CPU_PERIOD_US // 100
     if version == 2:
         enable_v2_controller("cpu")
     path.mkdir()
-    if version == 2:
-        (path / "cpu.max").write_text(f"{quota} {CPU_PERIOD_US}")
-    else:
+    if version == 1:
         (path / "cpu.cfs_period_us").write_text(str(CPU_PERIOD_US))
-        (path / "cpu.cfs_quota_us").write_text(str(quota))
+    set_cpu_quota(path, percent)
+
+
+def set_cpu_quota(path: Path, percent: int | None) -> None:
+    """A capped host's quota changed in place (v1 or v2, as the cgroup is): `percent` of one
+    CPU, None for no cap — the processes already in it stay there."""
+    quota = None if percent is None else percent * CPU_PERIOD_US // 100
+    if (path / "cpu.max").exists():
+        (path / "cpu.max").write_text(f"{quota if quota is not None else 'max'} {CPU_PERIOD_US}")
+    else:
+        (path / "cpu.cfs_quota_us").write_text(str(quota if quota is not None else -1))
 
 
 def enable_v2_controller(name: str) -> None:

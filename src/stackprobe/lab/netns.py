@@ -170,6 +170,11 @@ def shape(dev: str, rate: str) -> None:
          "burst", str(tbf_burst(rate)), "latency", TBF_LATENCY])
 
 
+def unshape(dev: str) -> None:
+    """`dev` back to its default queueing (no limit): a shaped lab link at full speed again."""
+    run(["tc", "qdisc", "del", "dev", dev, "root"])
+
+
 def qdisc_show(dev: str) -> str:
     return run(["tc", "qdisc", "show", "dev", dev], check=False)
 
