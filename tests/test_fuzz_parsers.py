@@ -88,7 +88,10 @@ from stackprobe.parsers.hpc.ior_text import parse_ior
 from stackprobe.parsers.hpc.mdtest_text import parse_mdtest
 from stackprobe.parsers.hpc.stream_text import parse_stream
 from stackprobe.parsers.network.iperf3_json import parse_iperf3_json
+from stackprobe.parsers.network.osu_text import parse_osu
+from stackprobe.parsers.network.perftest_text import parse_perftest
 from stackprobe.parsers.network.ping import parse_ping
+from stackprobe.schema.fabric_records import OsuRecord, PerftestRecord
 from stackprobe.schema.hpc_records import HpccRecord, HplRecord, StreamRecord
 from stackprobe.schema.records import (
     CephInventoryRecord,
@@ -277,8 +280,12 @@ TARGETS: dict[str, Target] = {
     "hpl_out": Target(parse_hpl, HplRecord, _files("public/hpl/*")),  # ones, copied byte for byte
     "hpcc_out": Target(parse_hpcc, HpccRecord, _files("public/hpcc/*", "synthetic/hpcc/*.txt")),
     "hpccinf": Target(parse_hpccinf, HpccInput, _files("synthetic/hpccinf/*.txt")),
+    "osu_text": Target(parse_osu, OsuRecord, _files("public/osu/*", "synthetic/osu/*")),
+    "perftest_text": Target(parse_perftest, PerftestRecord,
+                            _files("public/perftest/*", "synthetic/perftest/*")),
     "ingest": Target(_ingest, (IoRecord, NetRecord, IorRecord, MdtestRecord, Io500Record,
-                               OsdBenchRecord, StreamRecord, HplRecord, HpccRecord),
+                               OsdBenchRecord, StreamRecord, HplRecord, HpccRecord, OsuRecord,
+                               PerftestRecord),
                      _files("recorded/fio-*.txt", "public/*/*", "recorded/iperf3/*",
                             *CEPH_BENCH_SEEDS, shared=("*/*",))),
 }

@@ -5,7 +5,10 @@ in their own terms (IOR's max/mean bandwidth per access, mdtest's rate per opera
 IO500's phases with the reported and the recomputed score). STREAM, HPL and hpcc show their
 figures in the tools' own decimal units (MB/s, Gflops) beside each run's own check: a run
 whose check failed or is not in the file shows no figure, only why
-(schema/hpc_records.py keeps its printed rate as untrusted).
+(schema/hpc_records.py keeps its printed rate as untrusted). OSU and perftest runs show a
+row per message size in the units the tool printed (OSU's µs and MB/s, perftest's µs and
+its table's bandwidth unit), perftest's under its settings line; a run the file cuts short
+says so in its title.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from stackprobe.report.terminal import rich_table
+from stackprobe.schema.fabric_records import OsuRecord, PerftestRecord
 from stackprobe.schema.records import (
     HpccRecord,
     HplRecord,
@@ -52,6 +56,8 @@ def print_records(console: Console, path: Path, fmt: str, records: list) -> None
             console.print(score_sentence(rec))
             for line in rec.mismatches:
                 console.print(f"[red]mismatch:[/red] {line}")
+        if isinstance(rec, (OsuRecord, PerftestRecord)):
+            console.print(_fabric_table(f"{path} ({fmt})", rec))
 
 
 def _io_table(title: str, records: list) -> Table:
@@ -155,4 +161,38 @@ def _hpcc_table(title: str, r: HpccRecord) -> Table:
             table.add_row(name, f"{text} {unit}", _check(all(checks)) if checks else "")
     for key in r.untrusted:
         table.add_row("[red]not a result[/red]", key, "[red]its check failed[/red]")
+    return table
+
+
+_FABRIC_COLUMNS = (  # (row field, heading, divisor to the printed unit; None: perftest's bandwidth unit)
+    ("latency_ns", "Latency µs", 1e3), ("min_latency_ns", "Min µs", 1e3),
+    ("max_latency_ns", "Max µs", 1e3), ("t_min_ns", "t_min µs", 1e3), ("t_typical_ns", "t_typical µs", 1e3),
+    ("t_avg_ns", "t_avg µs", 1e3), ("t_max_ns", "t_max µs", 1e3), ("t_stdev_ns", "t_stdev µs", 1e3), ("p99_ns", "99% µs", 1e3),
+    ("p99_9_ns", "99.9% µs", 1e3), ("bw_bytes", "Bandwidth MB/s", 1e6), ("bw_peak_bytes", "BW peak", None),
+    ("bw_avg_bytes", "BW average", None), ("messages_per_s", "Messages/s", 1.0),
+    ("transactions_per_s", "tps", 1.0), ("iterations", "Iterations", 1.0))
+_PERFTEST_BW = {"Gb/sec": 125e6}  # MB/sec and MiB/sec: 2^20 bytes
+
+
+def _fabric_table(title: str, r: OsuRecord | PerftestRecord) -> Table:
+    """One OSU or perftest run: a row per message size, figures in the tool's own units."""
+    name = r.benchmark or r.title
+    head = f"{name} {r.tool_version or ''}".strip() if isinstance(r, OsuRecord) else (
+        f"{name}: {r.device or '?'}, {r.link_type or '?'} link, {r.connection or '?'}, "
+        f"MTU {r.mtu_bytes or '?'}, {r.qps or '?'} QP")
+    cut = "" if r.complete else ", [red]cut short[/red]"
+    table = Table(title=f"{title}: {head}, run {r.run}{cut}", header_style="bold")
+    shown = [c for c in _FABRIC_COLUMNS if any(getattr(row, c[0], None) is not None for row in r.rows)]
+    unit = getattr(r, "bw_unit", None) or "MB/s"
+    table.add_column("Size B")
+    for _field, heading, divisor in shown:
+        table.add_column(heading if divisor is not None else f"{heading} {unit}")
+    for row in r.rows:
+        cells = []
+        for field, _heading, divisor in shown:
+            value = getattr(row, field)
+            scale = divisor or _PERFTEST_BW.get(unit, 1024.0 ** 2)
+            cells.append("-" if value is None else str(value) if field == "iterations"
+                         else f"{value / scale:.2f}")
+        table.add_row(str(row.size_bytes), *cells)
     return table

@@ -28,6 +28,8 @@ from stackprobe.parsers.hpc.ior_text import looks_like_ior, parse_ior
 from stackprobe.parsers.hpc.mdtest_text import looks_like_mdtest, parse_mdtest
 from stackprobe.parsers.hpc.stream_text import looks_like_stream, parse_stream
 from stackprobe.parsers.network.iperf3_json import parse_iperf3_json
+from stackprobe.parsers.network.osu_text import looks_like_osu, parse_osu
+from stackprobe.parsers.network.perftest_text import looks_like_perftest, parse_perftest
 
 _TERSE_LINE = re.compile(r"^(?:.*\r)?[2-5];fio-[^;]*;", re.MULTILINE)
 _NORMAL_JOB = re.compile(r"\(groupid=\d+, jobs=\d+\)|: \(g=\d+\): rw=", re.MULTILINE)
@@ -56,6 +58,10 @@ def detect(text: str) -> Format:
     hpc = _hpc_format(text)
     if hpc is not None:
         return hpc
+    if looks_like_osu(text):
+        return Format("osu output", parse_osu)
+    if looks_like_perftest(text):
+        return Format("perftest output", parse_perftest)
     if _TERSE_LINE.search(text):
         return Format("fio terse", parse_fio_terse)
     if _NORMAL_JOB.search(text):
@@ -63,7 +69,7 @@ def detect(text: str) -> Format:
     raise ValueError(
         "unknown format (looked for fio json/json+/terse/normal output, iperf3 -J, IOR and "
         "mdtest output, IO500 result files, rados bench, rbd bench and ceph tell osd bench "
-        "output, STREAM, HPL.out and hpcc's hpccoutf.txt)"
+        "output, STREAM, HPL.out and hpcc's hpccoutf.txt, OSU Micro-Benchmarks and perftest output)"
     )
 
 

@@ -17,7 +17,9 @@ One record type per kind of figure, told apart by `type`:
 - `io500`: an IO500 run (or an io500-like one): its phases, the score it reported and the
   score recomputed with the official formula;
 - `ceph_review`: one finding of the Ceph configuration review, with its evidence and source;
-- `stream`, `hpl`, `hpcc`: the HPC node benchmarks, with their own checks (hpc_records.py).
+- `stream`, `hpl`, `hpcc`: the HPC node benchmarks, with their own checks (hpc_records.py);
+- `osu`, `perftest`: the fabric's point-to-point benchmarks, a row per message size
+  (fabric_records.py).
 
 Latency dicts (`clat_ns`, `lat_ns`, `slat_ns`) are flat: mean/min/max/stddev plus the
 percentiles the tool reported, keyed by `percentile_key` ("p50", "p99.9", ...).
@@ -29,6 +31,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from stackprobe.schema.fabric_records import OsuRecord, PerftestRecord
 from stackprobe.schema.hpc_records import HpccRecord, HplRecord, StreamRecord
 
 # Unknown fields are errors, and so is a NaN or infinite figure: no tool measures one, and
@@ -423,6 +426,7 @@ class CephReviewRecord(_Record):
 Record = Annotated[
     Union[IoRecord, OpsRecord, MemBwRecord, NetRecord, InventoryRecord, OsdBenchRecord,
           CephInventoryRecord, SloRecord, CpuRecord, PingRecord, IorRecord, MdtestRecord,
-          Io500Record, CephReviewRecord, StreamRecord, HplRecord, HpccRecord],
+          Io500Record, CephReviewRecord, StreamRecord, HplRecord, HpccRecord, OsuRecord,
+          PerftestRecord],
     Field(discriminator="type"),
 ]

@@ -1,0 +1,104 @@
+"""Records of the fabric rung's point-to-point benchmarks: OSU Micro-Benchmarks and perftest.
+
+Why a module of its own: both tools print one table per test, one row per message size,
+and a table cut short must stay visibly cut (`complete: False`) with only the rows printed
+whole. Figures are in base units, converted once by the parsers from each tool's printed
+unit (docs/fabric.md): sizes in bytes, times in nanoseconds, rates in bytes/s and
+messages/s.
+
+These records do not import schema/records.py (which joins them to the `Record` union), so
+their base repeats `_Record`'s two lines: the same config and the same `to_json`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+_MODEL = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+class _FabricRecord(BaseModel):
+    model_config = _MODEL
+
+    repetition: int | None = None  # which run of a repeated step (1, 2, ...); None: run once
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as stored in results.json and printed by `ingest --json`."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+class OsuRow(BaseModel):
+    """One message size of an OSU test, in the columns that test printed."""
+
+    model_config = _MODEL
+
+    size_bytes: int
+    latency_ns: float | None = None  # 'Latency (us)' (5.x) or 'Avg Latency(us)' (7.x)
+    min_latency_ns: float | None = None  # -f: 'Min Latency(us)'
+    max_latency_ns: float | None = None  # -f: 'Max Latency(us)'
+    bw_bytes: float | None = None  # bytes/s: OSU's MB/s is 10^6 bytes per second
+    messages_per_s: float | None = None  # osu_mbw_mr's 'Messages/s'
+    iterations: int | None = None  # -f: 'Iterations'
+    validation: str | None = None  # -c: 'Pass' or 'Fail', as printed
+
+
+class OsuRecord(_FabricRecord):
+    """One OSU test run as printed: its banner, options lines and rows."""
+
+    type: Literal["osu"] = "osu"
+    tool: str = "osu-micro-benchmarks"
+    benchmark: str | None = None  # osu_latency, osu_bw, osu_bibw, osu_mbw_mr, ...; None: not known
+    title: str  # 'OSU MPI Latency Test', from the banner
+    tool_version: str | None = None  # '5.6.2', '7.3'
+    run: int = 0  # the nth OSU run in the file (0-based)
+    datatype: str | None = None  # 7.x: '# Datatype: MPI_CHAR.'
+    pairs: int | None = None  # osu_mbw_mr: '# [ pairs: N ] [ window size: W ]'
+    window_size: int | None = None
+    columns: list[str] = Field(default_factory=list)  # the column header's names, as printed
+    rows: list[OsuRow] = Field(default_factory=list)
+    complete: bool = True  # False: the file ends inside this run's table
+    host: str | None = None
+
+
+class PerftestRow(BaseModel):
+    """One message size of a perftest run: bandwidth columns or latency columns."""
+
+    model_config = _MODEL
+
+    size_bytes: int
+    iterations: int
+    bw_peak_bytes: float | None = None  # bytes/s (MB and MiB: 2^20 B; Gb: 10^9 bit)
+    bw_avg_bytes: float | None = None
+    messages_per_s: float | None = None  # MsgRate[Mpps] x 10^6
+    t_min_ns: float | None = None
+    t_max_ns: float | None = None
+    t_typical_ns: float | None = None
+    t_avg_ns: float | None = None
+    t_stdev_ns: float | None = None
+    p99_ns: float | None = None
+    p99_9_ns: float | None = None
+    transactions_per_s: float | None = None  # duration mode (-D) latency: 'tps average'
+
+
+class PerftestRecord(_FabricRecord):
+    """One perftest test as its client printed it: the settings block and the table."""
+
+    type: Literal["perftest"] = "perftest"
+    tool: str = "perftest"
+    benchmark: str | None = None  # ib_write_bw, ib_send_lat, ...; None: not known
+    title: str  # 'RDMA_Write BW Test', as printed
+    run: int = 0  # the nth perftest test in the file (0-based)
+    device: str | None = None
+    link_type: str | None = None  # 'IB', 'Ethernet'
+    transport: str | None = None  # 'IB', ...
+    connection: str | None = None  # 'RC', 'UC', 'UD', ...
+    mtu_bytes: int | None = None
+    qps: int | None = None
+    tx_depth: int | None = None
+    bw_unit: str | None = None  # the table's printed unit: 'MB/sec', 'MiB/sec' or 'Gb/sec'
+    columns: list[str] = Field(default_factory=list)  # the result header's names, as printed
+    rows: list[PerftestRow] = Field(default_factory=list)
+    complete: bool = True  # False: the file ends before the line that closes the table
+    host: str | None = None
