@@ -15,7 +15,7 @@ import typer
 
 def ingest(
     files: list[Path] = typer.Argument(
-        ..., help="Tool output files (fio, iperf3, IOR, mdtest, IO500, rados bench, rbd bench, ceph tell osd bench)."),
+        ..., help="Tool output files (fio, iperf3, IOR, mdtest, IO500, rados bench, rbd bench, ceph tell osd bench, STREAM, HPL, hpcc, OSU Micro-Benchmarks, perftest)."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON array of records."),
 ) -> None:
     """Parse existing tool outputs into stackprobe records."""

@@ -180,7 +180,8 @@ def _fabric_table(title: str, r: OsuRecord | PerftestRecord) -> Table:
     head = f"{name} {r.tool_version or ''}".strip() if isinstance(r, OsuRecord) else (
         f"{name}: {r.device or '?'}, {r.link_type or '?'} link, {r.connection or '?'}, "
         f"MTU {r.mtu_bytes or '?'}, {r.qps or '?'} QP")
-    cut = "" if r.complete else ", [red]cut short[/red]"
+    cut = "" if r.complete else ", [red]cut short[/red]" if r.complete is False else \
+        ", [yellow]may be cut short[/yellow]"
     table = Table(title=f"{title}: {head}, run {r.run}{cut}", header_style="bold")
     shown = [c for c in _FABRIC_COLUMNS if any(getattr(row, c[0], None) is not None for row in r.rows)]
     unit = getattr(r, "bw_unit", None) or "MB/s"

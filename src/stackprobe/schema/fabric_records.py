@@ -58,7 +58,9 @@ class OsuRecord(_FabricRecord):
     window_size: int | None = None
     columns: list[str] = Field(default_factory=list)  # the column header's names, as printed
     rows: list[OsuRow] = Field(default_factory=list)
-    complete: bool = True  # False: the file ends inside this run's table
+    # False: the file ends inside this run's table; None: it ends after a whole row below
+    # 4 MiB (cut there, or a run with a smaller -m: the file cannot tell)
+    complete: bool | None = True
     host: str | None = None
 
 

@@ -19,8 +19,9 @@ What the benchmarks print, and the choices made (tests/fixtures/public/osu, docs
   window / time in the benchmarks' source; stored in bytes/s).
 - Cut files: OSU prints every figure with two decimals. A last line without its newline
   whose last figure lacks them (or is an iteration count, which cannot be told whole) is a
-  fragment: it is dropped and the run marked `complete: False`, as is a run whose file ends
-  after a row below OSU's default largest size (4 MiB) or after the header alone.
+  fragment: it is dropped and the run marked `complete: False`, as is a run that ends after
+  its header alone. A file that ends right after a whole row below OSU's default largest
+  size (4 MiB) may be cut there or come from a run with a smaller `-m`: `complete: None`.
 """
 
 from __future__ import annotations
@@ -196,8 +197,12 @@ def figure(token: str, power: int) -> float | None | bool:
 
 
 def _record(index: int, run: _Run) -> OsuRecord:
-    complete = bool(run.rows) and not run.cut and (
-        run.ended or run.rows[-1].size_bytes >= DEFAULT_MAX_SIZE)
+    if not run.rows or run.cut:
+        complete: bool | None = False
+    elif run.ended or run.rows[-1].size_bytes >= DEFAULT_MAX_SIZE:
+        complete = True
+    else:  # ends after a whole row below 4 MiB: cut there, or a run with -m (cannot tell)
+        complete = None
     return OsuRecord(
         benchmark=_BENCHMARKS.get(run.title), title=run.title, tool_version=run.version, run=index,
         datatype=run.options.get("datatype"), pairs=run.options.get("pairs"),
