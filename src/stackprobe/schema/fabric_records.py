@@ -6,33 +6,22 @@ whole. Figures are in base units, converted once by the parsers from each tool's
 unit (docs/fabric.md): sizes in bytes, times in nanoseconds, rates in bytes/s and
 messages/s.
 
-These records do not import schema/records.py (which joins them to the `Record` union), so
-their base repeats `_Record`'s two lines: the same config and the same `to_json`.
+Their base (schema/record_base.py) is the one every record shares.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
-_MODEL = ConfigDict(extra="forbid", allow_inf_nan=False)
-
-
-class _FabricRecord(BaseModel):
-    model_config = _MODEL
-
-    repetition: int | None = None  # which run of a repeated step (1, 2, ...); None: run once
-
-    def to_json(self) -> dict[str, Any]:
-        """The record as stored in results.json and printed by `ingest --json`."""
-        return self.model_dump(mode="json", exclude_none=True)
+from stackprobe.schema.record_base import MODEL, RecordBase
 
 
 class OsuRow(BaseModel):
     """One message size of an OSU test, in the columns that test printed."""
 
-    model_config = _MODEL
+    model_config = MODEL
 
     size_bytes: int
     latency_ns: float | None = None  # 'Latency (us)' (5.x) or 'Avg Latency(us)' (7.x)
@@ -44,7 +33,7 @@ class OsuRow(BaseModel):
     validation: str | None = None  # -c: 'Pass' or 'Fail', as printed
 
 
-class OsuRecord(_FabricRecord):
+class OsuRecord(RecordBase):
     """One OSU test run as printed: its banner, options lines and rows."""
 
     type: Literal["osu"] = "osu"
@@ -67,7 +56,7 @@ class OsuRecord(_FabricRecord):
 class PerftestRow(BaseModel):
     """One message size of a perftest run: bandwidth columns or latency columns."""
 
-    model_config = _MODEL
+    model_config = MODEL
 
     size_bytes: int
     iterations: int
@@ -84,7 +73,7 @@ class PerftestRow(BaseModel):
     transactions_per_s: float | None = None  # duration mode (-D) latency: 'tps average'
 
 
-class PerftestRecord(_FabricRecord):
+class PerftestRecord(RecordBase):
     """One perftest test as its client printed it: the settings block and the table."""
 
     type: Literal["perftest"] = "perftest"

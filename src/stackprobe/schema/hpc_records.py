@@ -12,33 +12,22 @@ it by mistake:
 - the figure of a run whose check failed, or whose check the file does not show (cut
   short), is kept as printed under `untrusted_*` / `untrusted`, never as a result.
 
-These records do not import schema/records.py (which joins them to the `Record` union), so
-their base repeats `_Record`'s two lines: the same config and the same `to_json`.
+Their base (schema/record_base.py) is the one every record shares.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, Field, model_validator
 
-_MODEL = ConfigDict(extra="forbid", allow_inf_nan=False)
-
-
-class _HpcRecord(BaseModel):
-    model_config = _MODEL
-
-    repetition: int | None = None  # which run of a repeated step (1, 2, ...); None: run once
-
-    def to_json(self) -> dict[str, Any]:
-        """The record as stored in results.json and printed by `ingest --json`."""
-        return self.model_dump(mode="json", exclude_none=True)
+from stackprobe.schema.record_base import MODEL, RecordBase
 
 
 class StreamKernel(BaseModel):
     """One line of STREAM's table: Copy, Scale, Add or Triad."""
 
-    model_config = _MODEL
+    model_config = MODEL
 
     best_bw_bytes: float | None = None  # best rate, bytes/s (STREAM's MB is 10^6 B); validated runs only
     untrusted_bw_bytes: float | None = None  # the rate printed by a run that did not validate
@@ -47,7 +36,7 @@ class StreamKernel(BaseModel):
     max_time_s: float | None = None
 
 
-class StreamRecord(_HpcRecord):
+class StreamRecord(RecordBase):
     """One STREAM run (stream.c 5.x, serial or OpenMP): its sizes and its four kernels."""
 
     type: Literal["stream"] = "stream"
@@ -83,7 +72,7 @@ class HplTest(BaseModel):
     both are known), False when it printed FAILED, None when the file shows no check (cut
     short, or the threshold was set to skip it). `flops_per_s` only when passed."""
 
-    model_config = _MODEL
+    model_config = MODEL
 
     tv: str  # T/V: wall time and encoded variant, e.g. WR11C2R4
     n: int
@@ -106,7 +95,7 @@ class HplTest(BaseModel):
         return self
 
 
-class HplRecord(_HpcRecord, HplTest):
+class HplRecord(RecordBase, HplTest):
     """One test of an HPL.out (netlib HPL 2.x, Intel MKL's, NVIDIA's)."""
 
     type: Literal["hpl"] = "hpl"
@@ -119,7 +108,7 @@ class HplRecord(_HpcRecord, HplTest):
     host: str | None = None
 
 
-class HpccRecord(_HpcRecord):
+class HpccRecord(RecordBase):
     """One hpcc run (hpcc appends each run to hpccoutf.txt): the summary's figures, in base
     units, each test's own check, and HPL's tests with their residuals.
 

@@ -29,14 +29,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from stackprobe.schema.fabric_records import OsuRecord, PerftestRecord
 from stackprobe.schema.hpc_records import HpccRecord, HplRecord, StreamRecord
+from stackprobe.schema.record_base import MODEL, RecordBase
 
 # Unknown fields are errors, and so is a NaN or infinite figure: no tool measures one, and
 # results.json, the reports and every comparison would carry it on (parsers/bad_input.py).
-_MODEL = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 def percentile_key(p: float | str) -> str:
@@ -51,20 +51,10 @@ def percentile_value(key: str) -> float:
     return float(key[1:])
 
 
-class _Record(BaseModel):
-    model_config = _MODEL
-
-    repetition: int | None = None  # which run of a repeated step (1, 2, ...); None: run once
-
-    def to_json(self) -> dict[str, Any]:
-        """The record as stored in results.json and printed by `ingest --json`."""
-        return self.model_dump(mode="json", exclude_none=True)
-
-
 class IoStats(BaseModel):
     """One direction (read, write or trim) of an I/O workload."""
 
-    model_config = _MODEL
+    model_config = MODEL
 
     iops: float = 0.0
     bw_bytes: float = 0.0
@@ -94,7 +84,7 @@ class IoStats(BaseModel):
 class SeriesPoint(BaseModel):
     """One interval of a tool's own per-second report (rados bench, rbd bench, fio logs)."""
 
-    model_config = _MODEL
+    model_config = MODEL
 
     t_s: float  # seconds since the start of the measurement, end of the interval
     iops: float | None = None
@@ -103,13 +93,13 @@ class SeriesPoint(BaseModel):
 
 
 class Cpu(BaseModel):
-    model_config = _MODEL
+    model_config = MODEL
 
     usr_pct: float
     sys_pct: float
 
 
-class IoRecord(_Record):
+class IoRecord(RecordBase):
     """A fio job (or group, or client) result."""
 
     type: Literal["io"] = "io"
@@ -137,7 +127,7 @@ class IoRecord(_Record):
         return out
 
 
-class OpsRecord(_Record):
+class OpsRecord(RecordBase):
     """A metadata operation rate, e.g. file creates per second."""
 
     type: Literal["ops"] = "ops"
@@ -156,7 +146,7 @@ class OpsRecord(_Record):
     error_message: str | None = None
 
 
-class MemBwRecord(_Record):
+class MemBwRecord(RecordBase):
     """Memory bandwidth of one operation, as measured by the named tool."""
 
     type: Literal["membw"] = "membw"
@@ -171,7 +161,7 @@ class MemBwRecord(_Record):
     fallback: str | None = None  # what it stands in for: 'STREAM: hpcc or mpirun not found on h2'
 
 
-class NetRecord(_Record):
+class NetRecord(RecordBase):
     """A network transfer between two endpoints."""
 
     type: Literal["net"] = "net"
@@ -189,7 +179,7 @@ class NetRecord(_Record):
     error: str | None = None
 
 
-class PingRecord(_Record):
+class PingRecord(RecordBase):
     """`ping` from one host to another: loss and round-trip times (nanoseconds)."""
 
     type: Literal["ping"] = "ping"
@@ -205,7 +195,7 @@ class PingRecord(_Record):
     error: str | None = None
 
 
-class CpuRecord(_Record):
+class CpuRecord(RecordBase):
     """CPU throughput of one stress-ng stressor: bogo operations per second.
 
     Bogo ops are only comparable between runs of the same stressor, stress-ng version and
@@ -224,7 +214,7 @@ class CpuRecord(_Record):
     fallback: str | None = None  # what it stands in for: 'HPL: hpcc or mpirun not found on h2'
 
 
-class OsdBenchRecord(_Record):
+class OsdBenchRecord(RecordBase):
     """`ceph tell osd.N bench`: one OSD writing through its own object store."""
 
     type: Literal["osd_bench"] = "osd_bench"
@@ -239,7 +229,7 @@ class OsdBenchRecord(_Record):
     device_class: str | None = None
 
 
-class CephInventoryRecord(_Record):
+class CephInventoryRecord(RecordBase):
     """What a Ceph cluster is: health, OSDs, pools used, versions (parsers/ceph_inventory.py)."""
 
     type: Literal["ceph_inventory"] = "ceph_inventory"
@@ -256,7 +246,7 @@ class CephInventoryRecord(_Record):
     mds_active: int | None = None
 
 
-class SloRecord(_Record):
+class SloRecord(RecordBase):
     """A latency-bounded maximum: the highest IOPS whose percentile met the limit, and every
     probe of the search (the knee curve). Probes' fio results are io records beside it."""
 
@@ -272,7 +262,7 @@ class SloRecord(_Record):
     host: str | None = None
 
 
-class InventoryRecord(_Record):
+class InventoryRecord(RecordBase):
     """What a host is made of; the body is documented in parsers/inventory.py."""
 
     type: Literal["inventory"] = "inventory"
@@ -292,7 +282,7 @@ class InventoryRecord(_Record):
 class SummaryStat(BaseModel):
     """Max/min/mean/stddev over iterations, as IOR and mdtest print their summaries."""
 
-    model_config = _MODEL
+    model_config = MODEL
 
     max: float | None = None
     min: float | None = None
@@ -300,7 +290,7 @@ class SummaryStat(BaseModel):
     stddev: float | None = None
 
 
-class IorRecord(_Record):
+class IorRecord(RecordBase):
     """One access (write or read) of one IOR test (parsers/ior_text.py).
 
     Bandwidths are bytes/s (IOR prints MiB/s = 2**20 bytes/s); `ops` are IOR's OPs/s
@@ -332,7 +322,7 @@ class IorRecord(_Record):
     path: str | None = None
 
 
-class MdtestRecord(_Record):
+class MdtestRecord(RecordBase):
     """One mdtest operation row of one summary (parsers/mdtest_text.py).
 
     `operation` is normalised ("file_create", "dir_stat", "tree_remove", ...); `label` is
@@ -362,7 +352,7 @@ class Io500Phase(BaseModel):
     """One phase of an IO500 run: a bandwidth phase (ior-*) or a metadata phase (mdtest-*,
     find). `value` is in `unit` as the file states it (GiB/s, GB/s, MB/s, kIOPS, IOPS)."""
 
-    model_config = _MODEL
+    model_config = MODEL
 
     name: str  # normalised: ior-easy-write, mdtest-hard-stat, find, ...
     kind: Literal["bw", "md", "other"]
@@ -374,7 +364,7 @@ class Io500Phase(BaseModel):
 
 
 class Io500Score(BaseModel):
-    model_config = _MODEL
+    model_config = MODEL
 
     bw: float
     md: float
@@ -386,7 +376,7 @@ class Io500Score(BaseModel):
     printed: dict[str, str] | None = None
 
 
-class Io500Record(_Record):
+class Io500Record(RecordBase):
     """An IO500 run as its result files tell it, with the score recomputed.
 
     `official` is False for stackprobe's io500-like suite, whose label always says it is
@@ -409,7 +399,7 @@ class Io500Record(_Record):
     host: str | None = None
 
 
-class CephReviewRecord(_Record):
+class CephReviewRecord(RecordBase):
     """One finding of the Ceph configuration review (analysis/ceph_review/): the rule, how
     bad, about what, the values behind it (command, field, value) and the docs section."""
 
