@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+# Unknown fields are errors, and so is a NaN or infinite figure: no tool measures one, and
+# results.json, the reports and every comparison would carry it on (parsers/bad_input.py).
 MODEL = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 

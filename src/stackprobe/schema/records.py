@@ -35,9 +35,6 @@ from stackprobe.schema.fabric_records import OsuRecord, PerftestRecord
 from stackprobe.schema.hpc_records import HpccRecord, HplRecord, StreamRecord
 from stackprobe.schema.record_base import MODEL, RecordBase
 
-# Unknown fields are errors, and so is a NaN or infinite figure: no tool measures one, and
-# results.json, the reports and every comparison would carry it on (parsers/bad_input.py).
-
 
 def percentile_key(p: float | str) -> str:
     """'99.900000' or 99.9 -> 'p99.9'; '50.000000' -> 'p50'."""
