@@ -13,7 +13,7 @@ from stackprobe.kinds.compare import ComparesNodes
 from stackprobe.kinds.context import StepContext, StepOutcome, failure_message
 from stackprobe.kinds.contract import HostMode, Kind, Tool
 from stackprobe.kinds.host.inventory_sources import SOURCES
-from stackprobe.kinds.host.memory_population_table import population_table
+from stackprobe.kinds.host.memory_population_table import population_tables
 from stackprobe.parsers.host.inventory import parse_inventory
 from stackprobe.schema.records import InventoryRecord
 from stackprobe.spec.steps import StepSpec
@@ -87,7 +87,7 @@ class Inventory(Kind):
         return []  # an inventory is the report's environment lines, not a figure
 
     def tables(self, steps):
-        return [t for step in steps if (t := population_table(step)) is not None]
+        return population_tables(steps)
 
 
 KIND = Inventory()

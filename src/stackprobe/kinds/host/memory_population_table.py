@@ -50,3 +50,9 @@ def population_table(step: StepResult) -> TextTable | None:
         t.rows.append(_row(finding["nodes"][name], warned))
     t.notes += list(finding.get("warnings") or []) + list(finding.get("notes") or [])
     return t
+
+
+def population_tables(steps) -> list[TextTable]:
+    """The population table of each step that has the finding (an inventory, or a stream
+    step that put its triads beside an earlier inventory's DIMMs)."""
+    return [t for step in steps if (t := population_table(step)) is not None]

@@ -18,7 +18,7 @@ from typing import Literal
 
 from stackprobe.kinds.context import StepOutcome
 from stackprobe.kinds.host.memory import Memory
-from stackprobe.kinds.host.memory_population_table import population_table
+from stackprobe.kinds.host.memory_population_table import population_tables
 from stackprobe.kinds.hpc.hpcc_common import HpccKind, HpccRunner, HpccSpec, others_failed
 from stackprobe.kinds.hpc.hpcc_fallback import (
     MEMORY_TOOLS,
@@ -94,7 +94,7 @@ class Stream(HpccKind):
 
     def tables(self, steps):
         """The DIMM population beside each node's triad, when an inventory came first."""
-        return [t for step in steps if (t := population_table(step)) is not None]
+        return population_tables(steps)
 
 
 KIND = Stream()
