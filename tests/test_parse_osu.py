@@ -155,8 +155,12 @@ def test_ingest_cli_gives_the_files_figures_and_one_line_per_bad_file(tmp_path):
     assert f"{wrong}: cannot ingest: OSU output: line 2: column 'Goodput (MB/s)'" in errors[2]
 
 
-def test_ingest_cli_table_shows_the_printed_figures():
-    proc = run_cli(["ingest", PUBLIC / MBW, SYNTHETIC / CUT], check=0)
-    whole, cut, _ = proc.stdout.split("└")  # each table ends with its bottom-left corner
+def test_ingest_cli_table_shows_the_printed_figures(tmp_path):
+    deep = tmp_path / ("a-long-folder-name-" * 4) / "osu"  # a long path wraps the table's title
+    deep.mkdir(parents=True)
+    (deep / CUT).write_bytes((SYNTHETIC / CUT).read_bytes())
+    proc = run_cli(["ingest", PUBLIC / MBW, deep / CUT], check=0)
+    whole, cut, after = proc.stdout.split("└")  # each table ends with its bottom-left corner
     assert "12437.72" in whole and "2965.38" in whole and "cut short" not in whole
-    assert "cut short" in cut and "12408.01" in cut and "12414" not in cut
+    assert "12408.01" in cut and "12414" not in cut and "cut short" not in cut
+    assert "cut short: the file ends inside the table; only the 19 rows printed are shown" in after

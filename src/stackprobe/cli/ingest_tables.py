@@ -58,6 +58,8 @@ def print_records(console: Console, path: Path, fmt: str, records: list) -> None
                 console.print(f"[red]mismatch:[/red] {line}")
         if isinstance(rec, (OsuRecord, PerftestRecord)):
             console.print(_fabric_table(f"{path} ({fmt})", rec))
+            if line := _cut_line(rec):
+                console.print(line)
 
 
 def _io_table(title: str, records: list) -> Table:
@@ -174,15 +176,23 @@ _FABRIC_COLUMNS = (  # (row field, heading, divisor to the printed unit; None: p
 _PERFTEST_BW = {"Gb/sec": 125e6}  # MB/sec and MiB/sec: 2^20 bytes
 
 
+def _cut_line(r: OsuRecord | PerftestRecord) -> str:
+    """The state of a table the file may end inside, on its own line: a title wraps with the
+    path's length and could split the words a reader (and a script) looks for."""
+    if r.complete is False:
+        return f"[red]cut short:[/red] the file ends inside the table; only the {len(r.rows)} rows printed are shown"
+    if r.complete is None:
+        return "[yellow]may be cut short:[/yellow] the file ends after a whole row below the tool's last size"
+    return ""
+
+
 def _fabric_table(title: str, r: OsuRecord | PerftestRecord) -> Table:
     """One OSU or perftest run: a row per message size, figures in the tool's own units."""
     name = r.benchmark or r.title
     head = f"{name} {r.tool_version or ''}".strip() if isinstance(r, OsuRecord) else (
         f"{name}: {r.device or '?'}, {r.link_type or '?'} link, {r.connection or '?'}, "
         f"MTU {r.mtu_bytes or '?'}, {r.qps or '?'} QP")
-    cut = "" if r.complete else ", [red]cut short[/red]" if r.complete is False else \
-        ", [yellow]may be cut short[/yellow]"
-    table = Table(title=f"{title}: {head}, run {r.run}{cut}", header_style="bold")
+    table = Table(title=f"{title}: {head}, run {r.run}", header_style="bold")
     shown = [c for c in _FABRIC_COLUMNS if any(getattr(row, c[0], None) is not None for row in r.rows)]
     unit = getattr(r, "bw_unit", None) or "MB/s"
     table.add_column("Size B")
