@@ -144,19 +144,24 @@ def io_row(test: str, direction: str, d: DirectionSummary, step: StepResult,
     )
 
 
-def per_host_rows(step: StepResult, workload: str) -> list[Row]:
+def per_host_rows(step: StepResult, workload: str, *, memory_text=None) -> list[Row]:
     """CPU throughput, and memory bandwidth measured on hosts: one row per host and
     figure (their comparison is the consistency table's); a repeated step's row is the
-    mean over its runs."""
+    mean over its runs. `memory_text(step, record)` describes a memory row's workload
+    when the step's own parameters do not (an `hpl`/`stream` step's fallback); given, it
+    also keeps the memory rows of a step on this machine alone. A record measured in
+    place of another figure says so in its note."""
     groups: dict[tuple, list] = {}
     for rec in step.records:
-        if isinstance(rec, CpuRecord) or (isinstance(rec, MemBwRecord) and step.hosts):
+        if isinstance(rec, CpuRecord) or (isinstance(rec, MemBwRecord)
+                                          and (step.hosts or memory_text)):
             what = rec.stressor if isinstance(rec, CpuRecord) else rec.operation
             groups.setdefault((type(rec).__name__, rec.host, what), []).append(rec)
     rows = []
-    note = step.error or ""
     for recs in groups.values():
         rec, runs = recs[0], len(recs)
+        note = "; ".join(x for x in (f"fallback for {rec.fallback}" if rec.fallback else "",
+                                     step.error or "") if x)
         if isinstance(rec, CpuRecord):
             where = f" ({rec.host})" if step.hosts and rec.host else ""
             text = f"{rec.workers or '?'} workers, {rec.seconds:g} s"
@@ -164,10 +169,11 @@ def per_host_rows(step: StepResult, workload: str) -> list[Row]:
                             iops=sum(r.bogo_ops_per_s for r in recs) / runs, headline="iops",
                             status=step.status, note=note, **base(step, text)))
         else:
-            rows.append(Row(test=f"Memory {rec.operation} bandwidth ({rec.tool}, {rec.host})",
+            host = f", {rec.host}" if rec.host else ""
+            text = memory_text(step, rec) if memory_text else memory_workload(step)
+            rows.append(Row(test=f"Memory {rec.operation} bandwidth ({rec.tool}{host})",
                             direction=rec.operation, bw_bytes=sum(r.bw_bytes for r in recs) / runs,
-                            headline="bw", status=step.status, note=note,
-                            **base(step, memory_workload(step))))
+                            headline="bw", status=step.status, note=note, **base(step, text)))
     return rows
 
 

@@ -18,10 +18,9 @@ from pydantic import BaseModel, Field
 from stackprobe.kinds.context import StepContext, StepOutcome
 from stackprobe.kinds.host.cpu import CpuRunner, CpuStep
 from stackprobe.kinds.host.memory import PREFERENCE, MemoryRunner, MemoryStep
-from stackprobe.schema.records import CpuRecord, MemBwRecord
 from stackprobe.spec.fields import Size
 from stackprobe.spec.tools import AnyOf, Need
-from stackprobe.tables.rows import Row, base
+from stackprobe.tables.rows import Row, per_host_rows
 
 
 class FallsBack(BaseModel):
@@ -75,17 +74,4 @@ def _marked(outcome: StepOutcome, figure: str, why: str, what: str) -> StepOutco
 
 def fallback_rows(step) -> list[Row]:
     """One row per host and figure the fallback measured, each saying it is one."""
-    rows = []
-    for r in (r for r in step.records if isinstance(r, CpuRecord | MemBwRecord)):
-        where = f" ({r.host})" if step.hosts and r.host else ""
-        note = "; ".join(x for x in (f"fallback for {r.fallback}" if r.fallback else "",
-                                     step.error or "") if x)
-        if isinstance(r, CpuRecord):
-            rows.append(Row(test=f"CPU {r.stressor} bogo ops/s{where}", direction="",
-                            iops=r.bogo_ops_per_s, headline="iops", status=step.status,
-                            note=note, **base(step, f"{r.workers or '?'} workers, {r.seconds:g} s")))
-        elif isinstance(r, MemBwRecord):
-            rows.append(Row(test=f"Memory {r.operation} bandwidth ({r.tool}{', ' + r.host if r.host else ''})",
-                            direction=r.operation, bw_bytes=r.bw_bytes, headline="bw",
-                            status=step.status, note=note, **base(step, f"{r.threads or '?'} threads")))
-    return rows
+    return per_host_rows(step, "", memory_text=lambda _step, r: f"{r.threads or '?'} threads")
