@@ -5,13 +5,8 @@ Why a kind of its own rather than `across: true` on `hpl`: a kind meets its host
 the hosts (EACH), this one runs one MPI job over all of them from this machine and gives
 one figure for the set (FLEET), with nothing to compare. Their suite fields are the same.
 
-How: mpirun runs here; Open MPI starts its daemons on the hosts over SSH with the hosts'
-user, port and key from hosts.yaml (`plm_rsh_agent ssh`, `plm_rsh_args`; one set for all
-hosts, since mpirun passes the same arguments to every ssh), each daemon started from here
-(`plm_rsh_no_tree_spawn 1`: no host needs a key to the others). Its TCP traffic, both the
-daemons' (oob) and the processes' (btl), is held to the hosts' network
-(`oob_tcp_if_include` / `btl_tcp_if_include`: the step's `network`, else the /24 of each
-host's address, /8 for loopback) so nothing goes over another interface. The hostfile
+How: mpirun runs here and starts the ranks on the hosts over their SSH, its TCP held to
+the hosts' network (kinds/mpi_launch.py, shared with `mpi_pairs`). The hostfile
 gives each host its slots (`per_host`, else its CPUs). hpcc's first process reads
 hpccinf.txt in its working directory, which is made at the same path on every host (the
 first host's scratch directory's name and the step's) and removed from each afterwards;
@@ -33,7 +28,10 @@ from stackprobe.kinds.hpc.hpcc_common import HpccKind, HpccSpec
 from stackprobe.kinds.hpc.hpcc_inf import HpccSizes, check_given, render, sizes
 from stackprobe.kinds.hpc.hpcc_run import HpccFailed, blas_env, host_facts, read_record, write_inf
 from stackprobe.kinds.hpc.hpl import decide, hpl_rows
+from stackprobe.kinds.mpi_launch import MpiLaunchError, networks, over_hosts, rsh_args, same_ssh
 from stackprobe.schema.sentinels import FLEET_HOST
+
+__all__ = ["HplClusterStep", "KIND", "networks", "rsh_args"]  # the launch options' old home
 
 
 class HplClusterStep(HpccSpec):
@@ -50,40 +48,6 @@ class HplClusterStep(HpccSpec):
         if self.network is not None:
             ipaddress.ip_network(self.network, strict=False)
         return self
-
-
-def networks(addresses: list[str], given: str | None) -> str:
-    """btl/oob_tcp_if_include: the step's network, else each address's /24 (/8 on loopback)."""
-    if given is not None:
-        return str(ipaddress.ip_network(given, strict=False))
-    found = []
-    for address in addresses:
-        try:
-            ip = ipaddress.ip_address(address)
-        except ValueError as exc:
-            raise HpccFailed(f"hpl_cluster: {address!r} is not an IP address: give the step a "
-                             "`network` for MPI's traffic") from exc
-        prefix = 8 if ip.is_loopback else 24 if ip.version == 4 else 64
-        net = str(ipaddress.ip_network(f"{ip}/{prefix}", strict=False))
-        if net not in found:
-            found.append(net)
-    return ",".join(found)
-
-
-def rsh_args(ssh) -> str:
-    """ssh's options for Open MPI's launcher, from the hosts' settings."""
-    args = ["-o", "BatchMode=yes", "-o", "LogLevel=ERROR"]
-    if ssh.port:
-        args += ["-p", str(ssh.port)]
-    if ssh.user:
-        args += ["-l", ssh.user]
-    if ssh.identity:
-        args += ["-i", ssh.identity]
-    if (ssh.known_hosts or "").lower() == "none":
-        args += ["-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null"]
-    elif ssh.known_hosts:
-        args += ["-o", f"UserKnownHostsFile={ssh.known_hosts}"]
-    return " ".join(args)
 
 
 class HplClusterRunner:
@@ -103,10 +67,10 @@ class HplClusterRunner:
         spec: HplClusterStep = ctx.step.spec
         fleet = ctx.fleet
         handles = fleet.select(ctx.step.hosts)
-        settings = {fleet.hosts_file.ssh_for(h.host).model_dump_json() for h in handles}
-        if len(settings) > 1:
-            raise HpccFailed("hpl_cluster: the hosts' ssh settings differ; mpirun gives every "
-                             "host the same ssh options")
+        try:
+            same_ssh(fleet, handles, "hpl_cluster")
+        except MpiLaunchError as exc:
+            raise HpccFailed(str(exc)) from None
         facts = {h.name: host_facts(ctx, on=h.transport) for h in handles}
         here = host_facts(ctx)  # mpirun runs here
         slots = {n: (f.cpus if spec.per_host == "auto" else int(spec.per_host)) for n, f in facts.items()}
@@ -134,14 +98,12 @@ class HplClusterRunner:
         env, blas = blas_env(ctx, facts[first.name], on=first.transport)
         hostfile = "".join(f"{h.host.address} slots={slots[h.name]}\n" for h in handles)
         ctx.run_dir.write_text(ctx.step_dir / "hostfile", hostfile)
-        net = networks([h.host.address for h in handles], spec.network)
+        try:
+            launch = over_hosts(fleet, handles, spec.network, here.root, "hpl_cluster")
+        except MpiLaunchError as exc:
+            raise HpccFailed(str(exc)) from None
         argv = ["mpirun", "-np", str(chosen.p * chosen.q), "--bind-to", spec.bind,
-                "--hostfile", str(ctx.step_dir / "hostfile"),
-                "--mca", "plm_rsh_agent", "ssh",
-                "--mca", "plm_rsh_args", rsh_args(fleet.hosts_file.ssh_for(first.host)),
-                "--mca", "plm_rsh_no_tree_spawn", "1",
-                "--mca", "btl_tcp_if_include", net, "--mca", "oob_tcp_if_include", net,
-                "--wdir", work, *(["--allow-run-as-root"] if here.root else [])]
+                "--hostfile", str(ctx.step_dir / "hostfile"), *launch, "--wdir", work]
         for name, value in env.items():
             argv += ["-x", f"{name}={value}"]
         result = ctx.execute("hpcc", [*argv, "hpcc"])
