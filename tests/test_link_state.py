@@ -117,8 +117,9 @@ def test_one_fdr_port_among_edr_is_flagged_with_the_sentence():
 def test_a_bond_with_one_member_down_is_flagged():
     records = probe(TREES / "bond-member-down/b1", "b1") + probe(TREES / "bond-member-down/b2",
                                                                  "b2")
-    flags = {v.host: v.flags for v in judge_links(records, {})}
-    assert flags == {"b1": [], "b2": [BOND_SENTENCE]}
+    verdicts = judge_links(records, {})
+    assert {v.host: v.flags for v in verdicts} == {"b1": [], "b2": [BOND_SENTENCE]}
+    assert verdicts[1].speed == "unknown (eth1 10 Gb/s, eth2 down)"  # no bond0 in its sysfs
 
 
 def test_hosts_file_links_field_and_its_errors(tmp_path):

@@ -51,7 +51,14 @@ def label(record: LinkRecord) -> str:
 
 
 def speed_text(record: LinkRecord) -> str:
-    """'100 Gb/sec (4X EDR)', '25 Gb/s', 'unknown'."""
+    """'100 Gb/sec (4X EDR)', '25 Gb/s', 'unknown'; a bond's members after its own:
+    '20 Gb/s (eth1 10 Gb/s, eth2 down)'."""
+    if record.link == "bond" and record.members:
+        own = mbps_text(record.speed_mbps) if record.speed_mbps else "unknown"
+        parts = [f"{m.name} {mbps_text(m.speed_mbps)}" if (m.mii_status or "") == "up"
+                 and m.speed_mbps else f"{m.name} {m.mii_status or '?'}"
+                 for m in record.members]
+        return f"{own} ({', '.join(parts)})"
     if record.rate_text:
         return record.rate_text
     if record.speed_mbps is None:
