@@ -76,7 +76,7 @@ class EveryHostReported(Check):
     def outcomes(self, results, steps, argument=""):
         out = []
         for step in steps:
-            if not step.hosts:
+            if not step.hosts or step.status == "skipped":  # not run: nothing to report
                 continue
             reported = {getattr(r, "host", None) or getattr(r, "client", None) for r in step.records}
             reported |= set((step.findings.get("fleet") or {}).get("clients") or [])
