@@ -20,7 +20,7 @@ The runner is in rdma_run.py, the commands in rdma_argv.py, the tables in rdma_r
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import Field, field_validator, model_validator
 
@@ -33,8 +33,8 @@ from stackprobe.spec.steps import StepSpec
 from stackprobe.spec.tools import dpkg_version
 from stackprobe.tables.rows import status_row
 
-TESTS = ("write_bw", "read_bw", "send_bw", "write_lat", "read_lat", "send_lat")
 Test = Literal["write_bw", "read_bw", "send_bw", "write_lat", "read_lat", "send_lat"]
+TESTS: tuple[str, ...] = get_args(Test)
 
 
 class RdmaStep(StepSpec):
@@ -110,7 +110,7 @@ class Rdma(Kind):
     def workload_text(self, params):
         size = params.get("size")
         return " ".join(["perftest", ",".join(params.get("tests", [])),
-                         "all sizes" if size == "all" else f"{size} B" if size else ""]).strip()
+                         "all sizes" if size == "all" else f"size {size}" if size else ""]).strip()
 
     def estimate_s(self, spec: RdmaStep, hosts: int):
         """Per pair and test: the server's start and the exchange, then the test (erring
