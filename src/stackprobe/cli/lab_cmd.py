@@ -1,7 +1,8 @@
-"""`stackprobe lab ceph|hosts up|down|status`: test environments stackprobe brings up itself.
+"""`stackprobe lab ceph|hosts|bmc up|down|status`: test environments stackprobe brings up itself.
 
 ceph:  a real one-host Ceph cluster to try stackprobe on.
 hosts: N hosts (network namespaces on a bridge, each with its own sshd) for multi-host runs.
+bmc:   a BMC (OpenIPMI's ipmi_sim on 127.0.0.1) for the `ipmi` kind.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import typer
 
+from stackprobe.lab.bmc import LAB_BMC_DIR
 from stackprobe.lab.hosts_specs import MAX_HOSTS
 from stackprobe.spec.labs import LAB_CEPH_DIR as DEFAULT_DIR
 from stackprobe.spec.labs import LAB_HOSTS_DIR as HOSTS_DEFAULT_DIR
@@ -184,5 +186,71 @@ def hosts_status(
         print(f"  {h['name']:4s} {h['address']:12s} netns {h['netns']:10s} sshd pid {h['pid'] or '-'!s:>7}  "
               f"{'running' if h['running'] else 'not running'}" + (f"  [{faults}]" if faults else ""))
     print(f"  hosts file {info['hosts_yaml'] or '(not written: up did not finish)'}")
+    if not info["up"]:
+        raise typer.Exit(1)
+
+
+# ---------------------------------------------------------------------- lab bmc
+bmc_app = typer.Typer(help="A BMC on this machine: OpenIPMI's ipmi_sim on 127.0.0.1 (IPMI "
+                           "over LAN), with sensors and an event log to check.",
+                      no_args_is_help=True)
+lab_app.add_typer(bmc_app, name="bmc")
+
+BMC_DIR_OPTION = typer.Option(LAB_BMC_DIR, "--dir",
+                              help="Lab directory (state, lan.conf, .emu, hosts.yaml).")
+
+
+@bmc_app.command("up")
+def bmc_up(
+    lab_dir: Path = BMC_DIR_OPTION,
+    port: int = typer.Option(0, "--port", min=0, max=65535,
+                             help="UDP port on 127.0.0.1 (0: a free one)."),
+) -> None:
+    """Start ipmi_sim with a BMC, sensors (one over its critical threshold) and a SEL holding
+    one error, and write a hosts.yaml naming it as a management entry."""
+    from stackprobe.lab.bmc import BmcLab
+
+    t0 = time.monotonic()
+    lab = BmcLab(lab_dir)
+    state = lab.up(port or None)
+    print(f"lab bmc up in {time.monotonic() - t0:.1f} s: ipmi_sim pid {state['daemon']['pid']} "
+          f"on {state['address']}:{state['port']} (lanplus, cipher suite 3, user {state['user']})")
+    for line in lab.findings(state):
+        print(line)
+    print(f"hosts: {state['hosts_yaml']}")
+    print(f"password file: {state['password_file']} (the hosts file names it; never printed)")
+    print(f"stop it: stackprobe lab bmc down --dir {lab.dir}")
+
+
+@bmc_app.command("down")
+def bmc_down(lab_dir: Path = BMC_DIR_OPTION) -> None:
+    """Stop ipmi_sim (by PID) and remove the lab directory."""
+    from stackprobe.lab.bmc import BmcLab
+
+    lab = BmcLab(lab_dir)
+    was_there = lab.dir.exists()
+    for note in lab.down():
+        print(note)
+    if was_there:
+        print(f"lab bmc down: {lab.dir} removed")
+
+
+@bmc_app.command("status")
+def bmc_status(
+    lab_dir: Path = BMC_DIR_OPTION,
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable status."),
+) -> None:
+    """Whether the lab's ipmi_sim runs and answers."""
+    from stackprobe.lab.bmc import BmcLab
+
+    info = BmcLab(lab_dir).status()
+    if as_json:
+        print(json.dumps(info, indent=1))
+    elif info["pid"] is None:
+        print(f"no BMC lab in {info['dir']}")
+    else:
+        print(f"lab bmc {info['dir']}: {'up' if info['up'] else 'DOWN'}, ipmi_sim pid "
+              f"{info['pid']} {'running' if info['running'] else 'not running'}, "
+              f"{info['address']}:{info['port']}; hosts file {info['hosts_yaml']}")
     if not info["up"]:
         raise typer.Exit(1)
