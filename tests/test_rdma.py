@@ -15,7 +15,7 @@ from stackprobe.kinds import registry
 from stackprobe.kinds.checks import EveryHostReported
 from stackprobe.kinds.network.rdma_argv import Chosen, choose_port, listing_argv, perftest_argv
 from stackprobe.kinds.network.rdma_report import NoFlaggedRdmaPair, rdma_tables
-from stackprobe.kinds.network.rdma_run import RdmaRunner, options, skip_line, unmeasured
+from stackprobe.kinds.network.rdma_run import UNREAD, RdmaRunner, no_pair, options, skip_line, unmeasured
 from stackprobe.parsers.network.perftest_text import parse_perftest
 from stackprobe.parsers.network.rdma_ports import parse_rdma_ports
 from stackprobe.plan.expand import expand
@@ -65,6 +65,10 @@ def test_the_skip_line_names_the_hosts():
     chosen["h3"] = Chosen(None, "no ACTIVE RDMA port (mlx4_0 port 1 DOWN)")
     assert skip_line(chosen) == ("no RDMA device on h1, h2; h3: no ACTIVE RDMA port "
                                  "(mlx4_0 port 1 DOWN)")
+    assert no_pair(chosen).status == "skipped"
+    chosen["h5"] = Chosen(None, f"{UNREAD} (RDMA port listing: line 1: not ...)")
+    assert no_pair(chosen).status == "failed" and "h5: its RDMA ports" in no_pair(chosen).error
+    del chosen["h5"]
     chosen["h4"] = Chosen(_ports("mlx4-qdr")[0])
     assert unmeasured([("h4", "h3"), ("h1", "h2"), ("h4", "h4")], chosen) == [
         "h4→h3 not measured: h3: no ACTIVE RDMA port (mlx4_0 port 1 DOWN)",

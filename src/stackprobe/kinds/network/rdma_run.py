@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from stackprobe.kinds.network.rdma import RdmaStep
 
 SERVER_READY_S = 10.0
+UNREAD = "its RDMA ports could not be read"
 
 
 def options(spec: RdmaStep) -> TestOptions:
@@ -50,6 +51,13 @@ def skip_line(chosen: dict[str, Chosen]) -> str:
     parts = [f"no RDMA device on {', '.join(none)}"] if none else []
     parts += [f"{h}: {c.why}" for h, c in chosen.items() if c.port is None and c.why != NO_DEVICE]
     return "; ".join(parts) or "no pair of hosts with an RDMA port"
+
+
+def no_pair(chosen: dict[str, Chosen]) -> StepOutcome:
+    """No pair could run: skipped when it is for want of RDMA ports, failed when a host's
+    ports could not be read (that host may well have some)."""
+    unread = any(c.why and c.why.startswith(UNREAD) for c in chosen.values())
+    return StepOutcome("failed" if unread else "skipped", error=skip_line(chosen))
 
 
 def unmeasured(pairs: list[tuple[str, str]], chosen: dict[str, Chosen]) -> list[str]:
@@ -78,9 +86,11 @@ class RdmaRunner:
             return StepOutcome("failed", error=pairs)
         names = sorted({h for p in pairs for h in p}, key=list(by_name).index)
         chosen = {n: self._port(ctx, by_name[n], spec) for n in names}
+        if any(c.why == STOPPED for c in chosen.values()):
+            return StepOutcome.stopped()
         runnable = [(a, b) for a, b in pairs if chosen[a].port and chosen[b].port]
         if not runnable:
-            return StepOutcome("skipped", error=skip_line(chosen))
+            return no_pair(chosen)
         warnings = unmeasured(pairs, chosen)
         missing = self._missing_tools(ctx, spec, by_name, {h for p in runnable for h in p})
         records: list[PerftestRecord] = []
@@ -120,12 +130,14 @@ class RdmaRunner:
     def _port(ctx: StepContext, h: HostHandle, spec: RdmaStep) -> Chosen:
         res = ctx.execute(f"{h.name}-rdma-ports", listing_argv(root_for(spec.probe_root, h.name)),
                           on=h.transport)
+        if res.interrupted:
+            return Chosen(None, STOPPED)
         if not res.ok:
-            return Chosen(None, f"its RDMA ports could not be read ({failure_message(res, 'sh')})")
+            return Chosen(None, f"{UNREAD} ({failure_message(res, 'sh')})")
         try:
             ports = parse_rdma_ports(res.stdout)
         except ValueError as exc:
-            return Chosen(None, f"its RDMA ports could not be read ({exc})")
+            return Chosen(None, f"{UNREAD} ({exc})")
         return choose_port(ports, spec.device, spec.ib_port)
 
     @staticmethod
