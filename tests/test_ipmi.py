@@ -133,6 +133,8 @@ def test_new_events_since_an_id_or_a_time():
     assert [e.id for e in new_since(log, "0x000b").entries] == []
     gone = new_since(log, "ff")
     assert gone.cleared and len(gone.entries) == 4
+    first = new_since(log, "0")
+    assert not first.cleared and len(first.entries) == 4
     assert [e.id for e in new_since(log, after=datetime(2026, 11, 24, 20, 1, 30)).entries] == ["a", "b"]
 
 

@@ -4,7 +4,9 @@ Why a function of its own: the health counters taken before and after a long loa
 node-health rung) ask the same question of every BMC — what did it log meanwhile? A
 point is the id of the last entry seen (ipmitool's hex id) and/or the time it was read.
 SEL ids grow until the log is cleared, after which they start again: when the last id
-seen is no longer in the log, every entry is new (`cleared` says the log was emptied).
+seen is no longer in the log and some id is not above it, every entry is new and `cleared`
+says the log was emptied meanwhile; when every id is above it (`0`, before a log whose first
+entry is 1), every entry is new and nothing was missed.
 """
 
 from __future__ import annotations
@@ -36,13 +38,12 @@ def new_since(entries: Sequence[SelEntry], last_id: str | None = None,
     chosen = list(entries)
     cleared = False
     if last_id is not None:
-        ids = [e.id for e in entries]
-        key = last_id.lower().removeprefix("0x").lstrip("0") or "0"
-        norm = [i.lstrip("0") or "0" for i in ids]
-        if key in norm:
-            chosen = chosen[len(norm) - norm[::-1].index(key):]
-        else:
-            cleared = True
+        key = int(last_id.lower().removeprefix("0x"), 16)
+        ids = [int(e.id, 16) for e in entries]
+        if key in ids:
+            chosen = chosen[len(ids) - ids[::-1].index(key):]
+        else:  # every id above it: nothing was missed ('0' before a first entry 1)
+            cleared = not all(i > key for i in ids)
     if after is not None:
         chosen = [e for e in chosen if (when := _when(e)) is None or when > after]
     return NewEvents(chosen, cleared)
