@@ -1,0 +1,227 @@
+"""The `mpi_pairs` kind: MPI ping-pong between pairs of hosts, latency and bandwidth across
+message sizes, as seed 004 ran OSU between random node pairs (and found FDR cables in an
+EDR fabric).
+
+The benchmark is mpi4py's `python -m mpi4py.bench pingpong` (mpi4py 4.1, under the hosts'
+Open MPI): OSU is not packaged for Debian nor on PyPI, hpcc's PingPong gives only min/avg/
+max over all pairs at two sizes (docs/fabric.md). mpirun runs here, `-np 2`, rank 0 on the
+pair's first host and rank 1 on the second, started over the hosts' SSH with TCP held to
+their network (kinds/mpi_launch.py). Pairs run one at a time (two exchanges sharing a link
+would measure each other): every ordered pair, `pairs: N` drawn with the run id as seed (as
+the network matrix draws them), or the pairs given. The hosts run the interpreter `python:`
+names (default: this machine's own, for hosts sharing its filesystem or its venv path);
+each is asked for mpi4py >= 4.1 first, so a missing one fails the step in one line naming
+the host, before any pair runs. The matrices and flags are analysis/mpi_matrix.py's.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import asdict
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator
+
+from stackprobe.analysis.mpi_matrix import build_mpi_matrix
+from stackprobe.kinds.context import STOPPED, StepContext, StepOutcome, failure_message
+from stackprobe.kinds.contract import HostMode, Kind
+from stackprobe.kinds.mpi_launch import MPIRUN, ORTED, MpiLaunchError, over_hosts
+from stackprobe.kinds.network.mpi_report import NoFlaggedMpiPair, mpi_tables
+from stackprobe.kinds.network.network import choose_pairs
+from stackprobe.parsers.network.mpi4py_pingpong import parse_mpi4py_pingpong
+from stackprobe.schema.fabric_records import MpiPairRecord
+from stackprobe.spec.fields import Size
+from stackprobe.spec.steps import StepSpec
+from stackprobe.tables.rows import status_row
+from stackprobe.transport.fleet import HostHandle
+
+HUGE = 1 << 20  # its --huge-size: above it, at most 10 iterations (its --loop-huge)
+INSTALL = "pip install 'mpi4py>=4.1,<5' into it, or give the step `python:`"
+_PROBE = "import mpi4py, mpi4py.bench; print(mpi4py.__version__)"
+
+
+class MpiPairsStep(StepSpec):
+    """MPI ping-pong (mpi4py) between every ordered pair of the hosts, `pairs` random ones
+    or the pairs listed; pairs whose latency or bandwidth stands out are flagged."""
+
+    kind: Literal["mpi_pairs"]
+    pairs: Literal["all"] | Annotated[int, Field(ge=1)] | list[tuple[str, str]] = "all"
+    min_size: Size = Size.of(1)
+    max_size: Size = Size.of("4M")  # osu_latency / osu_bw's default largest size
+    iterations: int = Field(default=1000, ge=1, le=1_000_000)  # timed exchanges per size
+    iterations_large: int = Field(default=100, ge=1, le=1_000_000)  # above large_size
+    large_size: Size = Size.of("16k")  # mpi4py's --large-size
+    python: str | None = None  # the hosts' interpreter with mpi4py; default: this one's path
+    network: str | None = None  # MPI's TCP network; default: the /24 of each host's address
+    bind: Literal["core", "socket", "none"] = "core"  # Open MPI's --bind-to
+    latency_factor: float = Field(default=1.5, gt=1)  # × the typical pair that is flagged
+    slow_fraction: float = Field(default=0.7, gt=0, le=1)  # of the typical pair's bandwidth
+
+    @field_validator("pairs")
+    @classmethod
+    def _two_hosts(cls, value):
+        for a, b in value if isinstance(value, list) else ():
+            if a == b:
+                raise ValueError(f"a pair of one host: [{a}, {b}]")
+        return value
+
+
+def sizes(spec: MpiPairsStep) -> list[int]:
+    """The message sizes mpi4py will print: powers of two from min_size to max_size."""
+    return [1 << i for i in range(33) if spec.min_size.bytes <= 1 << i <= spec.max_size.bytes]
+
+
+def bench_argv(spec: MpiPairsStep, python: str) -> list[str]:
+    """`-a none`: plain bytearray buffers, so the hosts need no NumPy (the buffer type does
+    not change what MPI sends)."""
+    return [python, "-m", "mpi4py.bench", "pingpong", "-a", "none",
+            "-m", str(spec.min_size.bytes), "-n", str(spec.max_size.bytes),
+            "-l", str(spec.iterations), "--loop-large", str(spec.iterations_large),
+            "--large-size", str(spec.large_size.bytes)]
+
+
+def version_ok(text: str) -> bool:
+    """mpi4py's version as printed is 4.1 or later (pingpong appeared in 4.1)."""
+    parts = text.strip().split(".")
+    try:
+        return (int(parts[0]), int(parts[1])) >= (4, 1)
+    except (ValueError, IndexError):
+        return False
+
+
+class MpiPairsRunner:
+    def prepare(self, ctx: StepContext) -> None:
+        pass
+
+    def run(self, ctx: StepContext) -> StepOutcome:
+        spec: MpiPairsStep = ctx.step.spec
+        if ctx.fleet is None or len(ctx.step.hosts) < 2:
+            return StepOutcome("failed", error="an mpi_pairs step needs --hosts and at least "
+                               "2 hosts in its `hosts:`")
+        handles = ctx.fleet.select(ctx.step.hosts)
+        by_name = {h.name: h for h in handles}
+        chosen = self._pairs(spec, list(by_name), ctx.run_dir.run_id)
+        if isinstance(chosen, str):
+            return StepOutcome("failed", error=chosen)
+        python = spec.python or sys.executable
+        used = [by_name[n] for n in by_name if any(n in p for p in chosen)]
+        try:
+            launch = over_hosts(ctx.fleet, used, spec.network, os.geteuid() == 0, "mpi_pairs")
+        except MpiLaunchError as exc:
+            return StepOutcome("failed", error=str(exc))
+        for h in used:
+            problem = self._check_python(ctx, h, python)
+            if problem:
+                return StepOutcome("failed", error=problem)
+        records: list[MpiPairRecord] = []
+        for a, b in chosen:
+            rec = self._pair(ctx, by_name[a], by_name[b], spec, launch, python)
+            records.append(rec)
+            if rec.error == STOPPED:
+                return StepOutcome.stopped(records)
+        matrix = build_mpi_matrix(records, latency_factor=spec.latency_factor,
+                                  slow_fraction=spec.slow_fraction)
+        findings = {"mpi_pairs": {
+            "hosts": matrix.hosts, "latency_size": matrix.latency_size,
+            "bw_size": matrix.bw_size, "typical_latency_ns": matrix.typical_latency_ns,
+            "typical_bw_bytes": matrix.typical_bw_bytes, "host_notes": matrix.host_notes,
+            "cells": [{k: v for k, v in asdict(c).items() if v is not None}
+                      for c in matrix.cells.values()]}}
+        if not any(r.rows for r in records):
+            return StepOutcome("failed", records, "no pair could be measured", matrix.flags(),
+                               findings=findings)
+        return StepOutcome("ok", records, None, matrix.flags(), findings=findings)
+
+    def cleanup(self, ctx: StepContext) -> None:
+        pass
+
+    @staticmethod
+    def _pairs(spec: MpiPairsStep, names: list[str], seed: str) -> list[tuple[str, str]] | str:
+        if not isinstance(spec.pairs, list):
+            return choose_pairs(names, spec.pairs, seed)
+        unknown = sorted({h for p in spec.pairs for h in p} - set(names))
+        if unknown:
+            return f"pairs: {', '.join(unknown)} not among the step's hosts ({', '.join(names)})"
+        return [tuple(p) for p in spec.pairs]
+
+    @staticmethod
+    def _check_python(ctx: StepContext, h: HostHandle, python: str) -> str | None:
+        """None when `python` on the host has mpi4py 4.1 or later; else one line."""
+        res = ctx.execute(f"{h.name}-mpi4py", [python, "-c", _PROBE], on=h.transport)
+        if res.ok and version_ok(res.stdout):
+            return None
+        why = (f"mpi4py {res.stdout.strip()} has no pingpong" if res.ok
+               else failure_message(res, python))
+        return f"{h.name}: {python} cannot run mpi4py's ping-pong ({why}): {INSTALL}"
+
+    @staticmethod
+    def _pair(ctx: StepContext, a: HostHandle, b: HostHandle, spec: MpiPairsStep,
+              launch: list[str], python: str) -> MpiPairRecord:
+        argv = ["mpirun", "-np", "2", "--host", f"{a.host.address},{b.host.address}",
+                "--bind-to", spec.bind, *launch, *bench_argv(spec, python)]
+        res = ctx.execute(f"pingpong-{a.name}-to-{b.name}", argv)
+        if res.interrupted:
+            return MpiPairRecord(client=a.name, server=b.name, error=STOPPED)
+        try:
+            (rec,) = parse_mpi4py_pingpong(res.stdout, spec.max_size.bytes)[-1:]
+        except ValueError as exc:
+            rec = MpiPairRecord(error=str(exc) if res.ok else failure_message(res, "mpirun"))
+        else:
+            if not res.ok:
+                rec.error = failure_message(res, "mpirun")
+        rec.client, rec.server = a.name, b.name
+        return rec
+
+
+class MpiPairs(Kind):
+    name = "mpi_pairs"
+    spec = MpiPairsStep
+    layer = "network"
+    family = "network"
+    hosts = HostMode.PAIRS
+    tools = (MPIRUN, ORTED)
+    records = (MpiPairRecord,)
+    verdict_fields = ("latency_factor", "slow_fraction")
+    checks = (NoFlaggedMpiPair(),)
+
+    def title(self, spec: MpiPairsStep, name):
+        return "MPI ping-pong between host pairs (mpi4py)"
+
+    def headline(self, spec):
+        return "lat"
+
+    def needs(self, spec):
+        return ("orted",)
+
+    def controller_needs(self, spec):
+        return ("mpirun",)
+
+    def workload_text(self, params):
+        return f"ping-pong {params.get('min_size', 1)}..{params.get('max_size', '4M')} B"
+
+    def estimate_s(self, spec: MpiPairsStep, hosts: int):
+        """Per pair: mpirun's start over SSH, then each size at 100 µs plus the message
+        both ways at 1 Gbit/s (erring long)."""
+        n = max(2, hosts)
+        pairs = (len(spec.pairs) if isinstance(spec.pairs, list)
+                 else n * (n - 1) if spec.pairs == "all" else int(spec.pairs))
+        per_pair = 3.0
+        for size in sizes(spec):
+            loops = spec.iterations if size <= spec.large_size.bytes else min(
+                spec.iterations, spec.iterations_large)
+            loops = min(loops, 10) if size > HUGE else loops
+            per_pair += loops * (100e-6 + 2 * size / 125e6)
+        return pairs * per_pair + 2.0
+
+    def runner(self):
+        return MpiPairsRunner()
+
+    def rows(self, step):
+        return [status_row(step, self.workload_text(step.params))]
+
+    def tables(self, steps):
+        return mpi_tables(steps)
+
+
+KIND = MpiPairs()

@@ -1,0 +1,81 @@
+"""What the `mpi_pairs` step shows and answers: its two matrices (latency at the smallest
+size, bandwidth at the largest) in the terminal report, and the criterion 'no flagged MPI
+pair'. Both read the step's stored `mpi_pairs` finding (analysis/mpi_matrix.py made it);
+nothing is recomputed.
+
+A cell is an unordered pair (a ping-pong crosses both ways, the direction cannot be told),
+so the matrices are symmetric: row h1 column h3 and row h3 column h1 hold the same pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from stackprobe.kinds.checks import Check, Outcome
+from stackprobe.schema.results import StepResult
+from stackprobe.tables.text_table import TextTable
+from stackprobe.units import fmt_bw, fmt_bytes, fmt_ns
+
+FLAG = "⚠"
+KEY = "mpi_pairs"
+
+
+def mpi_tables(steps: Sequence[StepResult]) -> list[TextTable]:
+    out = []
+    for step in steps:
+        m = (step.findings or {}).get(KEY)
+        if m:
+            out += [_matrix(step, m, "latency"), _matrix(step, m, "bandwidth")]
+    return out
+
+
+def _matrix(step: StepResult, m: dict, what: str) -> TextTable:
+    hosts = m["hosts"]
+    cells = {frozenset((c["a"], c["b"])): c for c in m["cells"]}
+    if what == "latency":
+        title = f"MPI latency matrix, {fmt_bytes(m.get('latency_size'))} one way ({step.id})"
+        field, fmt, typical = "latency_ns", fmt_ns, fmt_ns(m.get("typical_latency_ns"))
+    else:
+        title = f"MPI bandwidth matrix, {fmt_bytes(m.get('bw_size'))} ({step.id})"
+        field, fmt, typical = "bw_bytes", fmt_bw, fmt_bw(m.get("typical_bw_bytes"))
+    t = TextTable(title, ["host \\ host", *hosts], layer="network")
+    for a in hosts:
+        row = [a]
+        for b in hosts:
+            c = cells.get(frozenset((a, b)))
+            if a == b or c is None:
+                row.append("—" if a == b else "")
+            elif c.get(field) is None:
+                row.append(f"{FLAG} failed" if c.get("error") else "-")
+            else:
+                text = fmt(c[field])
+                row.append(f"{FLAG} {text}" if what in c.get("flags", []) else text)
+        t.rows.append(row)
+    t.notes.append(f"typical pair {typical} (the median over hosts of each host's median "
+                   "pair); a ping-pong crosses both ways, so each cell is the pair, not a "
+                   "direction (the iperf3 matrix tells the direction)")
+    t.notes += [n for c in m["cells"] for kind, n in zip(c.get("flags", []), c.get("notes", []))
+                if kind == what or (kind == "failed" and what == "latency")]
+    t.notes += [n for n in m.get("host_notes", []) if f"for {what}" in n]
+    return t
+
+
+class NoFlaggedMpiPair(Check):
+    phrase = "no flagged MPI pair"
+    aliases = ("no slow MPI pair",)
+    looks_at = "MPI pairs"
+    describes = ("no host pair flagged by the MPI ping-pong matrix (failed, latency above or "
+                 "bandwidth below the typical pair's)")
+
+    def outcomes(self, results, steps, argument=""):
+        out = []
+        for step in steps:
+            m = (step.findings or {}).get(KEY)
+            for c in (m or {}).get("cells", []):
+                flags = c.get("flags") or []
+                text = (f"{c['a']}↔{c['b']} {fmt_ns(c.get('latency_ns'))}, "
+                        f"{fmt_bw(c.get('bw_bytes'))}"
+                        + (f" ({', '.join(flags)})" if flags else ""))
+                out.append(Outcome(not flags, text, (step.id,),
+                                   detail="; ".join(c.get("notes") or [])))
+        return out

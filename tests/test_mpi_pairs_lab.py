@@ -1,0 +1,103 @@
+"""`mpi_pairs` on four lab hosts (network namespaces with their own sshd, sharing this
+machine's 2 cores): h3's incoming link shaped to 200 Mbit/s, h4's commands capped at 30% of a
+CPU. One run, one step over all 12 ordered pairs (mpirun here, one rank on each host of a
+pair, over the lab's SSH), sizes 1 B .. 1 MiB with few iterations to stay short.
+
+What must hold: every pair with h3 is flagged for bandwidth and no other pair is; every pair
+with h4 is flagged for latency and no other pair is (Open MPI's ranks poll while they wait,
+so a CPU quota stalls the capped rank's side of every exchange); the terminal shows both
+matrices with the flags; a host interpreter without mpi4py 4.1 fails its step in one line
+naming the host. The lab comes down in `finally`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from hostslab import hosts_lab_missing
+from stackprobe.lab import hosts_lab
+from stackprobe.lab.hosts_lab import HostsLab
+
+pytestmark = [pytest.mark.slow, pytest.mark.root, pytest.mark.netns, pytest.mark.tools]
+
+PREFIX = "spf"  # this module's lab names
+SUITE = """\
+name: mpi-pairs-lab
+steps:
+  - {kind: mpi_pairs, hosts: client, max_size: 256k, iterations: 20000, large_size: 1,
+     iterations_large: 30, bind: none, timeout: 300}
+  - {kind: mpi_pairs, name: old-mpi4py, hosts: [h1, h2], python: /usr/bin/python3}
+"""
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    why = hosts_lab_missing("mpirun", "orted")
+    if why:
+        pytest.skip(why)
+    tmp = tmp_path_factory.mktemp("mpilab")
+    lab = HostsLab(tmp / "lab", prefix=PREFIX, log=lambda *_: None)
+    try:
+        state = lab.up(4, slow_links={"h3": "200mbit"}, slow_cpus={"h4": 30})
+        (tmp / "suite.yaml").write_text(SUITE)
+        env = {**os.environ, "COLUMNS": "200"}
+        subprocess.run([sys.executable, "-m", "stackprobe", "run", str(tmp / "suite.yaml"),
+                        "--hosts", state.hosts_yaml, "--out", str(tmp / "runs"), "--target",
+                        str(tmp), "--no-monitor"], capture_output=True, text=True,
+                       timeout=600, env=env)
+    finally:
+        if (tmp / "lab" / hosts_lab.STATE_FILE).exists():
+            lab.down()
+    (run_dir,) = [p for p in (tmp / "runs").iterdir() if p.is_dir()]
+    shown = subprocess.run([sys.executable, "-m", "stackprobe", "show", str(run_dir)],
+                           capture_output=True, text=True, timeout=120, env=env).stdout
+    results = json.loads((run_dir / "results.json").read_text())
+    return {s["name"]: s for s in results["steps"]}, shown, run_dir
+
+
+def test_the_shaped_host_is_flagged_for_bandwidth_and_the_capped_one_for_latency(run):
+    steps, shown, _ = run
+    step = steps["mpi-pairs"]
+    assert step["status"] == "ok", step["error"]
+    records = [r for r in step["records"] if r["type"] == "mpi_pair"]
+    assert sorted((r["client"], r["server"]) for r in records) == sorted(
+        (a, b) for a in ("h1", "h2", "h3", "h4") for b in ("h1", "h2", "h3", "h4") if a != b)
+    for r in records:
+        assert r["complete"] is True and [x["size_bytes"] for x in r["rows"]] == \
+            [1 << i for i in range(19)], r
+    m = step["findings"]["mpi_pairs"]
+    assert (m["latency_size"], m["bw_size"]) == (1, 1 << 18)
+    figures = {f"{c['a']}-{c['b']}": (c["latency_ns"], c["bw_bytes"], c.get("flags", []))
+               for c in m["cells"]}
+    assert len(figures) == 6
+    for c in m["cells"]:
+        pair = {c["a"], c["b"]}
+        assert ("bandwidth" in c.get("flags", [])) == ("h3" in pair), figures
+        assert ("latency" in c.get("flags", [])) == ("h4" in pair), figures
+    assert any("every MPI pair with h3 is flagged for bandwidth" in n for n in m["host_notes"])
+    assert any("every MPI pair with h4 is flagged for latency" in n for n in m["host_notes"])
+    assert "MPI latency matrix, 1 B one way" in shown and "MPI bandwidth matrix, 256 KiB (" in shown
+    assert "h1↔h3 MPI bandwidth" in shown and "h1↔h4 MPI latency" in shown
+    print(shown)  # the matrices as the terminal shows them
+
+
+def test_mpirun_reaches_the_hosts_over_their_network(run):
+    steps, _, run_dir = run
+    commands = [c for c in steps["mpi-pairs"]["commands"] if c["argv"][0] == "mpirun"]
+    assert len(commands) == 12
+    assert all("btl_tcp_if_include 10.99.0.0/24" in c["command"] for c in commands)
+    assert "--host 10.99.0.11,10.99.0.13" in commands[1]["command"]
+
+
+def test_a_host_python_without_mpi4py_4_1_fails_the_step_in_one_line(run):
+    steps, _, _ = run
+    step = steps["old-mpi4py"]
+    assert step["status"] == "failed" and "\n" not in step["error"]
+    assert step["error"].startswith("h1: /usr/bin/python3 cannot run mpi4py's ping-pong")
+    assert "pip install 'mpi4py>=4.1,<5'" in step["error"]
+    assert not step["records"]
