@@ -61,7 +61,7 @@ def _matrix(step: StepResult, m: dict, what: str) -> TextTable:
 
 
 class NoFlaggedMpiPair(Check):
-    phrase = "no flagged MPI pair"
+    phrase = "no flagged mpi pair"
     aliases = ("no slow MPI pair",)
     looks_at = "MPI pairs"
     describes = ("no host pair flagged by the MPI ping-pong matrix (failed, latency above or "
