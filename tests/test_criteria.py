@@ -192,3 +192,16 @@ def test_any_text_is_a_rule_or_one_line_refusal(text, in_step):
         return
     if rule.threshold is not None:
         assert rule.threshold.value >= 0 and rule.threshold.value != float("inf")
+
+
+def test_a_step_with_nothing_to_measure_is_not_a_failed_step():
+    from stackprobe.kinds.checks import NoFailedStep
+    from stackprobe.schema.results import StepResult
+
+    def step(i, status, error=None):
+        return StepResult(id=f"0{i}-x", index=i, name="x", kind="rdma", title="x", layer="network",
+                          params={}, status=status, error=error)
+
+    steps = [step(1, "skipped", "no RDMA device on h1, h2"), step(2, "skipped", "not run: the "
+             "cluster went HEALTH_ERR during the run"), step(3, "skipped"), step(4, "ok")]
+    assert [o.ok for o in NoFailedStep().outcomes(None, steps)] == [True, False, False, True]
