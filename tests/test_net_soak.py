@@ -187,6 +187,15 @@ def test_a_client_killed_on_its_host_after_its_chunk_is_a_failed_chunk():
     assert read_chunk(killed, 0).error == "iperf3 did not end within its chunk and 20 s: killed"
 
 
+def test_a_zero_length_interval_after_the_omitted_seconds_is_left_out():
+    text = (IPERF3 / ("iperf3-3.12_tcp_json_lab_20s_O2_2streams_75M_get-server-output_"
+                      "shaped-200mbit_zero-length-interval.json")).read_text()
+    points = parse_iperf3_intervals(text, 100.0)
+    # 21 receiver intervals after the omitted one: the zero-length one, 1-2 .. 19-20 s, and
+    # a 0.008 s tail; kept: 1-2 .. 18-19 s (the receiver's last whole second left out)
+    assert [round(p.t_s - 100) for p in points] == list(range(2, 20))
+
+
 def test_a_refused_chunk_has_the_tool_s_error_and_no_seconds():
     got = read_chunk(_result(IPERF3 / "iperf3-3.12_json_connection-refused_loopback.json"), 0)
     assert got.points == [] and "Connection refused" in got.error

@@ -120,8 +120,9 @@ def test_both_soaks_load_all_12_pairs_for_their_whole_duration(run):
             if name == "drop" and label in WITH_H3:
                 continue  # h3's link is cut under them: a chunk may fail (the test below)
             assert rec["chunks"] == chunks and rec["chunks_failed"] == 0, (label, rec)
-            # each chunk: its first second omitted (-O 1), the receiver's last left out
-            assert rec["seconds"] == seconds - chunks, (label, rec["seconds"])
+            # each chunk: its first 2 s omitted (-O 2, extra seconds), the receiver's last left
+            # out, and now and then a receiver's interval under half a second
+            assert seconds - 2 * chunks <= rec["seconds"] <= seconds - chunks, (label, rec)
         ports = {r["port"] for r in pairs.values() if r["server"] == "h3"}
         assert ports == {5301, 5302, 5303}  # a server per pair into h3
 

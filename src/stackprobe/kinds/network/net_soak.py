@@ -38,7 +38,7 @@ from stackprobe.spec.fields import Duration
 from stackprobe.spec.steps import StepSpec
 
 SETUP_S = 15.0  # addresses, counters twice, servers up
-BETWEEN_CHUNKS_S = 2.0  # the omitted first second, one chunk ending and the next connecting
+BETWEEN_CHUNKS_S = 3.0  # the omitted first seconds, one chunk ending and the next connecting
 
 
 class NetSoakStep(StepSpec):

@@ -34,8 +34,9 @@ KILLED = 137  # timeout -s KILL's exit status
 # soak puts on that host's link): the chunk goes on without it, the pair's chunk failed
 STALLED = "no answer from the sending host within the chunk and its grace (connection stalled)"
 CONNECT_TIMEOUT_MS = 3000
-# iperf3 -O: each chunk's first second is TCP's ramp (and a shaped link's burst), left out
-OMIT_S = 1
+# iperf3 -O: each chunk's first seconds are TCP's ramp (and a shaped link's burst), left out:
+# on a congested link the flows of a new chunk take more than a second to settle
+OMIT_S = 2
 
 
 @dataclass

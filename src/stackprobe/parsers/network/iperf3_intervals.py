@@ -15,7 +15,8 @@ document holds its intervals. What this parser does with them:
   holds bytes/s like every series of the project).
 - Intervals iperf3 marks `omitted` (-O, the warm-up it leaves out of its sums) are left out
   here too; so is an interval shorter than half a second (iperf3 closes a test with a
-  fraction of a second whose rate says little).
+  fraction of a second whose rate says little; a server run with -O can report a
+  zero-length interval right after the omitted ones, its end a hair before its start).
 - A document with an "error" key still has the intervals run before it (an interrupted
   chunk): they are returned; whether to keep them is the caller's choice.
 - Times must rise interval by interval; `offset_s` shifts them (the chunk's start in the
@@ -31,6 +32,7 @@ from stackprobe.parsers.bad_input import guard, raw_decode
 from stackprobe.schema.records import SeriesPoint
 
 MIN_INTERVAL_S = 0.5
+CLOCK_SLACK_S = 0.001  # a zero-length interval may end a hair before it starts
 
 
 def _document(text: str) -> dict[str, Any]:
@@ -76,11 +78,14 @@ def parse_iperf3_intervals(text: str, offset_s: float = 0.0) -> list[SeriesPoint
         start = _num(total.get("start"), f"{where}.start")
         end = _num(total.get("end"), f"{where}.end")
         bps = _num(total.get("bits_per_second"), f"{where}.bits_per_second")
-        if bps < 0 or end < start or (last is not None and end <= last):
+        if bps < 0 or end < start - CLOCK_SLACK_S:
             raise ValueError(f"iperf3 intervals: {where}: times or rate out of order "
                              f"({start:g}-{end:g} s, {bps:g} bit/s)")
-        last = end
         if end - start < MIN_INTERVAL_S:
             continue
+        if last is not None and end <= last:
+            raise ValueError(f"iperf3 intervals: {where}: ends at {end:g} s, not after the "
+                             f"interval before it ({last:g} s)")
+        last = end
         points.append(SeriesPoint(t_s=offset_s + end, bw_bytes=bps / 8))
     return points[:-1] if receiver else points
