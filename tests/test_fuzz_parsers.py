@@ -77,6 +77,9 @@ from stackprobe.parsers.fio.fio_terse import parse_fio_terse
 from stackprobe.parsers.host.dmidecode_memory import DmiMemory, parse_dmidecode_memory
 from stackprobe.parsers.host.filefrag import FileExtents, parse_filefrag
 from stackprobe.parsers.host.inventory import parse_inventory
+from stackprobe.parsers.host.ipmitool_mc import parse_ipmitool_chassis, parse_ipmitool_mc_info
+from stackprobe.parsers.host.ipmitool_sel import parse_ipmitool_sel
+from stackprobe.parsers.host.ipmitool_sensor import parse_ipmitool_sensor
 from stackprobe.parsers.host.memory import parse_mbw, parse_stress_ng_stream, parse_sysbench_memory
 from stackprobe.parsers.host.sadf_json import MonitorSeries, parse_sadf_json
 from stackprobe.parsers.host.stress_ng_cpu import parse_stress_ng_cpu
@@ -87,12 +90,28 @@ from stackprobe.parsers.hpc.io500_result import parse_io500
 from stackprobe.parsers.hpc.ior_text import parse_ior
 from stackprobe.parsers.hpc.mdtest_text import parse_mdtest
 from stackprobe.parsers.hpc.stream_text import parse_stream
+from stackprobe.parsers.network.bonding import parse_bonding
+from stackprobe.parsers.network.ethtool_text import (
+    EthtoolInfo,
+    EthtoolLink,
+    parse_ethtool,
+    parse_ethtool_info,
+)
+from stackprobe.parsers.network.ib_values import parse_ibstatus
+from stackprobe.parsers.network.ibstat import parse_ibstat
+from stackprobe.parsers.network.iperf3_intervals import parse_iperf3_intervals
 from stackprobe.parsers.network.iperf3_json import parse_iperf3_json
+from stackprobe.parsers.network.link_probe import parse_link_probe
+from stackprobe.parsers.network.mpi4py_pingpong import parse_mpi4py_pingpong
+from stackprobe.parsers.network.nic_counters import parse_nic_counters
 from stackprobe.parsers.network.osu_text import parse_osu
 from stackprobe.parsers.network.perftest_text import parse_perftest
 from stackprobe.parsers.network.ping import parse_ping
-from stackprobe.schema.fabric_records import OsuRecord, PerftestRecord
+from stackprobe.parsers.network.rdma_ports import RdmaPort, parse_rdma_ports
+from stackprobe.schema.bmc_records import BmcInfo, BmcSensor, ChassisStatus, SelEntry
+from stackprobe.schema.fabric_records import MpiPairRecord, OsuRecord, PerftestRecord
 from stackprobe.schema.hpc_records import HpccRecord, HplRecord, StreamRecord
+from stackprobe.schema.link_records import LinkRecord
 from stackprobe.schema.records import (
     CephInventoryRecord,
     CpuRecord,
@@ -283,6 +302,27 @@ TARGETS: dict[str, Target] = {
     "osu_text": Target(parse_osu, OsuRecord, _files("public/osu/*", "synthetic/osu/*")),
     "perftest_text": Target(parse_perftest, PerftestRecord,
                             _files("public/perftest/*", "synthetic/perftest/*")),
+    "mpi4py_pingpong": Target(parse_mpi4py_pingpong, MpiPairRecord, _files("recorded/mpi4py/*.txt")),
+    "iperf3_intervals": Target(parse_iperf3_intervals, SeriesPoint, _files("recorded/iperf3/*")),
+    "nic_counters": Target(parse_nic_counters, dict,
+                           _files("recorded/nic_counters/*", "synthetic/nic_counters/*.txt")),
+    "rdma_ports": Target(parse_rdma_ports, RdmaPort, _files("synthetic/rdma/listing_*.txt")),
+    "ipmitool_sensor": Target(parse_ipmitool_sensor, BmcSensor,
+                              _files("public/ipmitool/*sensor*", "recorded/ipmitool/*sensor*")),
+    "ipmitool_sel": Target(parse_ipmitool_sel, SelEntry,
+                           _files("public/ipmitool/*sel*", "recorded/ipmitool/*sel*")),
+    "ipmitool_mc_info": Target(parse_ipmitool_mc_info, BmcInfo,
+                               _files("public/ipmitool/*mc-info*", "recorded/ipmitool/*mc-info*")),
+    "ipmitool_chassis": Target(parse_ipmitool_chassis, ChassisStatus,
+                               _files("recorded/ipmitool/*chassis*")),
+    "ibstat": Target(parse_ibstat, LinkRecord, _files("public/ibstat/*")),
+    "ibstatus": Target(parse_ibstatus, LinkRecord, _files("public/sysfs/ibstatus*")),
+    "ethtool": Target((parse_ethtool, parse_ethtool_info), (EthtoolLink, EthtoolInfo),
+                      _files("public/ethtool/*", "recorded/link_probe/*.txt")),
+    "bonding": Target(parse_bonding, LinkRecord,
+                      _files("public/bonding/*", "synthetic/link_state/*/*/proc/net/bonding/*")),
+    "link_probe": Target(parse_link_probe, LinkRecord,
+                         _files("recorded/link_probe/*.txt", "synthetic/link_probe/*.txt")),
     "ingest": Target(_ingest, (IoRecord, NetRecord, IorRecord, MdtestRecord, Io500Record,
                                OsdBenchRecord, StreamRecord, HplRecord, HpccRecord, OsuRecord,
                                PerftestRecord),

@@ -15,11 +15,11 @@ from stackprobe.engine.preflight import required_tools
 from stackprobe.engine.tools import PLATFORM_TOOLS, all_tools, by_name
 from stackprobe.errors import UserError
 from stackprobe.kinds import registry
-from stackprobe.kinds.contract import HostMode, Kind
+from stackprobe.kinds.contract import HostMode, Kind, Reach
 from stackprobe.kinds.fio.params import FioParams
 from stackprobe.kinds.hpc.hpcc_run import LIBRARIES
 from stackprobe.plan.expand import expand
-from stackprobe.schema.fabric_records import OsuRecord, PerftestRecord
+from stackprobe.schema.fabric_records import OsuRecord
 from stackprobe.schema.hpc_records import HplRecord, StreamRecord
 from stackprobe.schema.records import Record
 from stackprobe.schema.results import RunResults
@@ -39,7 +39,7 @@ ALLOWED = {"kinds/registry.py"}
 # unshare) and what only tests use (Chromium for the HTML report, parted and mkfs.ext4
 # for the target guard's loop devices, strace for the block size of fio's file layout).
 LAB_PACKAGES = {"ceph-mon", "ceph-mgr", "ceph-osd", "ceph-mds", "openssh-server",
-                "openssh-client", "iproute2", "util-linux"}
+                "openssh-client", "iproute2", "util-linux", "openipmi"}
 TEST_PACKAGES = {"chromium", "parted", "e2fsprogs", "strace",
                  "libblas3"}  # the reference BLAS, to show hpcc runs with OpenBLAS
 
@@ -83,7 +83,7 @@ def test_every_kind_plans_a_minimal_step(kind):
 
 # Records only `stackprobe ingest` makes today (outputs engineers already have); a kind
 # that starts producing one must take it off this list.
-INGEST_ONLY = {StreamRecord, HplRecord, OsuRecord, PerftestRecord}
+INGEST_ONLY = {StreamRecord, HplRecord, OsuRecord}
 
 
 def test_the_kinds_produce_every_record_type_and_only_those():
@@ -205,6 +205,10 @@ def test_host_modes_decide_how_a_step_meets_its_hosts():
         suite = Suite.model_validate({"name": "t", "steps": [fields]})
         if kind.hosts is HostMode.CONTROLLER:
             with pytest.raises(UserError, match="does not run on hosts"):
+                expand(suite, None, hosts)
+            continue
+        if kind.reach is Reach.MANAGEMENT:  # the golden hosts have shells, no BMC entry
+            with pytest.raises(UserError, match="no host offers a management controller"):
                 expand(suite, None, hosts)
             continue
         [step] = [s for s in expand(suite, None, hosts) if s.kind == kind.name]

@@ -41,6 +41,7 @@ BUILTIN = Path(stackprobe.__file__).parent / "suite" / "builtin" / "cluster-acce
 # cluster-acceptance's criteria (the builtin's own lines, tests/test_multi_host.py checks)
 CRITERIA = """\
 criteria:
+  - no degraded link
   - no flagged link
   - every host reported
   - no failed step
@@ -140,23 +141,25 @@ def test_the_slow_link_fails_the_run_and_its_checklist_names_the_host(run):
     proc, results, _ = run
     assert proc.returncode == EXIT_CRITERIA_FAILED, (proc.stdout[-3000:], proc.stderr[-2000:])
     items = {i["rule"]: i for i in results["verdict"]["items"] if i["kind"] == "criterion"}
-    assert {r: i["status"] for r, i in items.items()} == {
-        "no flagged link": "fail", "every host reported": "pass", "no failed step": "pass"}
+    assert {r: i["status"] for r, i in items.items()} == {  # no link_state step here
+        "no degraded link": "not measured", "no flagged link": "fail",
+        "every host reported": "pass", "no failed step": "pass"}
     link = items["no flagged link"]
-    assert link["origin"].endswith("/suite.yaml:3"), link["origin"]
+    assert link["origin"].endswith("/suite.yaml:4"), link["origin"]
     assert "→h2" in link["measured"] or "h2→" in link["measured"], link
     assert "Verdict: FAIL: a criterion failed (exit 3" in proc.stdout
 
 
 def test_without_the_slow_link_and_cpu_the_same_criteria_exit_0(lab, tmp_path):
-    """cluster-acceptance's criteria over the rungs they judge (the inventory and the
-    network matrix), with h2's link and h3's CPU back to full speed: exit 0."""
+    """cluster-acceptance's criteria over the rungs they judge (the inventory, the link
+    state and the network matrix), with h2's link and h3's CPU back to full speed: exit 0."""
     state = hosts_lab.State.load(lab.dir)
     (h2,) = [h for h in state.hosts if h.name == "h2"]
     (h3,) = [h for h in state.hosts if h.name == "h3"]
     head = BUILTIN.read_text().split("\nsteps:\n")[0]
     assert CRITERIA in head + "\n"  # the same rules as the run above
     (tmp_path / "links.yaml").write_text(head + "\nsteps:\n  - {kind: inventory, hosts: all}\n"
+                                         "  - {kind: link_state, hosts: all}\n"
                                          "  - {kind: network, hosts: all, seconds: 2, streams: 1}\n")
     netns.unshape(h2.veth)
     set_cpu_quota(Path(h3.cgroup), None)
@@ -173,7 +176,8 @@ def test_without_the_slow_link_and_cpu_the_same_criteria_exit_0(lab, tmp_path):
     (run_dir,) = [p for p in (tmp_path / "runs").iterdir() if p.is_dir()]
     verdict = json.loads((run_dir / "results.json").read_text())["verdict"]
     assert {(i["rule"], i["status"]) for i in verdict["items"] if i["kind"] == "criterion"} == {
-        ("no flagged link", "pass"), ("every host reported", "pass"), ("no failed step", "pass")}
+        ("no degraded link", "pass"), ("no flagged link", "pass"), ("every host reported", "pass"),
+        ("no failed step", "pass")}
 
 
 def test_fleet_ran_on_every_client_and_merged_their_histograms(run):

@@ -93,3 +93,36 @@ class PerftestRecord(RecordBase):
     rows: list[PerftestRow] = Field(default_factory=list)
     complete: bool = True  # False: the file ends before the line that closes the table
     host: str | None = None
+    client: str | None = None  # the `rdma` step: the host that ran the client (it sends)
+    server: str | None = None  # ... the host whose server it reached; None: ingested
+    error: str | None = None  # the `rdma` step: why this pair gave no table
+
+
+class MpiPingPongRow(BaseModel):
+    """One message size of mpi4py's ping-pong: the mean of its timed round trips, halved."""
+
+    model_config = MODEL
+
+    size_bytes: int
+    latency_ns: float  # 'Time Mean [s]': half a round trip (one way), in ns
+    bw_bytes: float  # 'Bandwidth [MB/s]' (10^6 bytes/s): size over that half round trip
+    stdev_ns: float | None = None  # 'StdDev [s]' of the halved round trips; None: --no-stats
+    samples: int | None = None  # the timed round trips ('Samples'); None: --no-stats
+
+
+class MpiPairRecord(RecordBase):
+    """One ping-pong between two hosts (`python -m mpi4py.bench pingpong`, rank 0 on
+    `client`, rank 1 on `server`); or why the pair gave none (`error`)."""
+
+    type: Literal["mpi_pair"] = "mpi_pair"
+    tool: str = "mpi4py.bench pingpong"
+    client: str | None = None  # rank 0's host
+    server: str | None = None  # rank 1's host
+    run: int = 0  # the nth ping-pong table in the output (0-based)
+    stats: bool = True  # the table had its time columns (not --no-stats)
+    rows: list[MpiPingPongRow] = Field(default_factory=list)
+    # False: the output ends inside the table; None: after a whole row below the largest
+    # size asked for (or, not knowing it, below mpi4py's default 1 GiB)
+    complete: bool | None = True
+    error: str | None = None  # the pair was not measured: the launcher's or the check's words
+    host: str | None = None

@@ -19,7 +19,11 @@ One record type per kind of figure, told apart by `type`:
 - `ceph_review`: one finding of the Ceph configuration review, with its evidence and source;
 - `stream`, `hpl`, `hpcc`: the HPC node benchmarks, with their own checks (hpc_records.py);
 - `osu`, `perftest`: the fabric's point-to-point benchmarks, a row per message size
-  (fabric_records.py).
+  (fabric_records.py); `mpi_pair`: mpi4py's ping-pong between two hosts, likewise;
+- `net_soak`, `nic_counters`: the network soak's pairs and its hosts' error counters
+  (soak_records.py).
+- `link`: a NIC, InfiniBand port or bond of a host as its kernel reports it
+  (link_records.py).
 
 Latency dicts (`clat_ns`, `lat_ns`, `slat_ns`) are flat: mean/min/max/stddev plus the
 percentiles the tool reported, keyed by `percentile_key` ("p50", "p99.9", ...).
@@ -31,9 +35,12 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field
 
-from stackprobe.schema.fabric_records import OsuRecord, PerftestRecord
+from stackprobe.schema.bmc_records import BmcRecord
+from stackprobe.schema.fabric_records import MpiPairRecord, OsuRecord, PerftestRecord
 from stackprobe.schema.hpc_records import HpccRecord, HplRecord, StreamRecord
+from stackprobe.schema.link_records import LinkRecord
 from stackprobe.schema.record_base import MODEL, RecordBase
+from stackprobe.schema.soak_records import NicCountersRecord, SoakPairRecord
 
 
 def percentile_key(p: float | str) -> str:
@@ -414,6 +421,7 @@ Record = Annotated[
     Union[IoRecord, OpsRecord, MemBwRecord, NetRecord, InventoryRecord, OsdBenchRecord,
           CephInventoryRecord, SloRecord, CpuRecord, PingRecord, IorRecord, MdtestRecord,
           Io500Record, CephReviewRecord, StreamRecord, HplRecord, HpccRecord, OsuRecord,
-          PerftestRecord],
+          PerftestRecord, MpiPairRecord, SoakPairRecord, NicCountersRecord, BmcRecord,
+          LinkRecord],
     Field(discriminator="type"),
 ]

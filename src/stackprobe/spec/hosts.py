@@ -9,6 +9,8 @@
         address: 192.0.2.11
         roles: [client, storage]        # steps select hosts by role or by name
         nic_speed_mbps: 25000           # expected link speed: slower pairs are flagged
+        links: {eth0: 25000, "mlx5_0/1": 100000}  # expected speed (Mb/s) per NIC, IB port
+                                        #   (device/port) or bond: link_state flags less
         directories: [/srv/bench]       # where disk tests may write (stackprobe's own subdir)
         devices: [/dev/nvme0n1]         # raw devices for read-only disk baselines
         ssh: {port: 2222}               # per-host overrides
@@ -34,9 +36,11 @@ Validated like suites: an error names the file, line and field.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from stackprobe.spec.bmc import BmcSettings
 
 
 class HostMode(StrEnum):
@@ -96,10 +100,13 @@ class Host(_Strict):
     access: Literal["ssh", "local", "management"] = "ssh"
     roles: list[str] = Field(default_factory=lambda: ["client"])
     nic_speed_mbps: int | None = Field(default=None, gt=0)
+    # expected speed (Mb/s) per NIC, InfiniBand port ('mlx5_0/1') or bond (link_state)
+    links: dict[str, Annotated[int, Field(gt=0)]] = Field(default_factory=dict)
     directories: list[str] = Field(default_factory=list)
     devices: list[str] = Field(default_factory=list)
     ssh: SshSettings = Field(default_factory=SshSettings)
     ceph: HostCeph | None = None
+    bmc: BmcSettings | None = None  # how its BMC is reached over IPMI (spec/bmc.py)
 
     @model_validator(mode="after")
     def _address(self):
