@@ -8,7 +8,8 @@ import pytest
 from stackprobe.analysis.histogram import merge_bins, percentiles
 from stackprobe.kinds.fio.disk_baseline import DiskBaselineStep, fio_argv
 from stackprobe.kinds.fio.fio_fleet import client_args, host_of_job, merge_clients
-from stackprobe.kinds.network.network import choose_pairs, nic_of
+from stackprobe.kinds.network.network import nic_of
+from stackprobe.kinds.network.pairs import choose_pairs
 from stackprobe.parsers.fio.fio_json import parse_fio_json
 
 FIXTURE = Path(__file__).parent / "fixtures/recorded/fio-3.33_client_jsonplus_2clients_randread.txt"

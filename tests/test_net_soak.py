@@ -21,7 +21,8 @@ from stackprobe.analysis.soak import (
     judge_pair,
     soak_verdict,
 )
-from stackprobe.kinds.network.net_soak import NetSoakStep, assign_ports, soak_pairs
+from stackprobe.kinds.network.net_soak import NetSoakStep, assign_ports
+from stackprobe.kinds.network.pairs import resolve_pairs
 from stackprobe.kinds.network.soak_chunk import read_chunk
 from stackprobe.kinds.network.soak_report import StableUnderLoad, soak_rows, soak_table
 from stackprobe.parsers.network.iperf3_intervals import parse_iperf3_intervals
@@ -206,6 +207,9 @@ def test_a_refused_chunk_has_the_tool_s_error_and_no_seconds():
 
 def test_pairs_all_n_or_a_list_and_a_server_port_per_pair_into_a_host():
     hosts = ["h1", "h2", "h3", "h4"]
+    def soak_pairs(step, names, seed):
+        return resolve_pairs(step.pairs, names, seed)
+
     every = soak_pairs(NetSoakStep(kind="net_soak"), hosts, "run-1")
     assert len(every) == 12
     ports = assign_ports(every, 5300)
@@ -216,8 +220,12 @@ def test_pairs_all_n_or_a_list_and_a_server_port_per_pair_into_a_host():
                                                  hosts, "run-1")
     listed = NetSoakStep(kind="net_soak", pairs=[["h1", "h3"], ["h2", "h3"]])
     assert soak_pairs(listed, hosts, "x") == [("h1", "h3"), ("h2", "h3")]
-    bad = NetSoakStep(kind="net_soak", pairs=[["h1", "h9"], ["h2", "h2"]])
-    assert soak_pairs(bad, hosts, "x").startswith("pairs: h1→h9, h2→h2: each pair needs")
+    bad = NetSoakStep(kind="net_soak", pairs=[["h1", "h9"], ["h1", "h3"], ["h1", "h3"]])
+    assert soak_pairs(bad, hosts, "x") == "pairs: h9 not among the step's hosts (h1, h2, h3, h4)"
+    twice = NetSoakStep(kind="net_soak", pairs=[["h1", "h3"], ["h1", "h3"]])
+    assert soak_pairs(twice, hosts, "x") == [("h1", "h3")]
+    with pytest.raises(ValueError, match="a pair of one host"):
+        NetSoakStep(kind="net_soak", pairs=[["h2", "h2"]])
 
 
 def test_durations_are_the_project_s_and_a_bad_bitrate_is_refused():

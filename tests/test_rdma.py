@@ -13,9 +13,10 @@ import pytest
 from stackprobe.analysis.rdma_pairs import build_cells
 from stackprobe.kinds import registry
 from stackprobe.kinds.checks import EveryHostReported
+from stackprobe.kinds.network.pairs import resolve_pairs
 from stackprobe.kinds.network.rdma_argv import Chosen, choose_port, listing_argv, perftest_argv
 from stackprobe.kinds.network.rdma_report import NoFlaggedRdmaPair, rdma_tables
-from stackprobe.kinds.network.rdma_run import UNREAD, RdmaRunner, no_pair, options, skip_line, unmeasured
+from stackprobe.kinds.network.rdma_run import UNREAD, no_pair, options, skip_line, unmeasured
 from stackprobe.parsers.network.perftest_text import parse_perftest
 from stackprobe.parsers.network.rdma_ports import parse_rdma_ports
 from stackprobe.plan.expand import expand
@@ -126,7 +127,7 @@ def test_a_bad_step_is_a_suite_error_naming_the_line(step, message):
 
 def test_listed_pairs_must_be_the_steps_hosts():
     spec = _plan("{kind: rdma, hosts: all, pairs: [[h1, h9]]}").spec
-    assert RdmaRunner._pairs(spec, ["h1", "h2"], "run") == \
+    assert resolve_pairs(spec.pairs, ["h1", "h2"], "run") == \
         "pairs: h9 not among the step's hosts (h1, h2)"
 
 

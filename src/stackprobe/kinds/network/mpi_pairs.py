@@ -19,16 +19,16 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import asdict
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from stackprobe.analysis.mpi_matrix import build_mpi_matrix
 from stackprobe.kinds.context import STOPPED, StepContext, StepOutcome, failure_message
 from stackprobe.kinds.contract import HostMode, Kind
 from stackprobe.kinds.mpi_launch import MPIRUN, ORTED, MpiLaunchError, over_hosts
 from stackprobe.kinds.network.mpi_report import NoFlaggedMpiPair, mpi_tables
-from stackprobe.kinds.network.network import choose_pairs
+from stackprobe.kinds.network.pairs import Pairs, pair_count, resolve_pairs
 from stackprobe.parsers.network.mpi4py_pingpong import parse_mpi4py_pingpong
 from stackprobe.schema.fabric_records import MpiPairRecord
 from stackprobe.spec.fields import Size
@@ -46,7 +46,7 @@ class MpiPairsStep(StepSpec):
     or the pairs listed; pairs whose latency or bandwidth stands out are flagged."""
 
     kind: Literal["mpi_pairs"]
-    pairs: Literal["all"] | Annotated[int, Field(ge=1)] | list[tuple[str, str]] = "all"
+    pairs: Pairs = "all"
     min_size: Size = Size.of(1)
     max_size: Size = Size.of("4M")  # osu_latency / osu_bw's default largest size
     iterations: int = Field(default=1000, ge=1, le=1_000_000)  # timed exchanges per size
@@ -57,14 +57,6 @@ class MpiPairsStep(StepSpec):
     bind: Literal["core", "socket", "none"] = "core"  # Open MPI's --bind-to
     latency_factor: float = Field(default=1.5, gt=1)  # × the typical pair that is flagged
     slow_fraction: float = Field(default=0.7, gt=0, le=1)  # of the typical pair's bandwidth
-
-    @field_validator("pairs")
-    @classmethod
-    def _two_hosts(cls, value):
-        for a, b in value if isinstance(value, list) else ():
-            if a == b:
-                raise ValueError(f"a pair of one host: [{a}, {b}]")
-        return value
 
 
 def sizes(spec: MpiPairsStep) -> list[int]:
@@ -101,7 +93,7 @@ class MpiPairsRunner:
                                "2 hosts in its `hosts:`")
         handles = ctx.fleet.select(ctx.step.hosts)
         by_name = {h.name: h for h in handles}
-        chosen = self._pairs(spec, list(by_name), ctx.run_dir.run_id)
+        chosen = resolve_pairs(spec.pairs, list(by_name), ctx.run_dir.run_id)
         if isinstance(chosen, str):
             return StepOutcome("failed", error=chosen)
         python = spec.python or sys.executable
@@ -136,14 +128,6 @@ class MpiPairsRunner:
     def cleanup(self, ctx: StepContext) -> None:
         pass
 
-    @staticmethod
-    def _pairs(spec: MpiPairsStep, names: list[str], seed: str) -> list[tuple[str, str]] | str:
-        if not isinstance(spec.pairs, list):
-            return choose_pairs(names, spec.pairs, seed)
-        unknown = sorted({h for p in spec.pairs for h in p} - set(names))
-        if unknown:
-            return f"pairs: {', '.join(unknown)} not among the step's hosts ({', '.join(names)})"
-        return [tuple(p) for p in spec.pairs]
 
     @staticmethod
     def _check_python(ctx: StepContext, h: HostHandle, python: str) -> str | None:
@@ -203,9 +187,7 @@ class MpiPairs(Kind):
     def estimate_s(self, spec: MpiPairsStep, hosts: int):
         """Per pair: mpirun's start over SSH, then each size at 100 µs plus the message
         both ways at 1 Gbit/s (erring long)."""
-        n = max(2, hosts)
-        pairs = (len(spec.pairs) if isinstance(spec.pairs, list)
-                 else n * (n - 1) if spec.pairs == "all" else int(spec.pairs))
+        pairs = pair_count(spec.pairs, hosts)
         per_pair = 3.0
         for size in sizes(spec):
             loops = spec.iterations if size <= spec.large_size.bytes else min(

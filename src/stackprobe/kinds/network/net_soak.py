@@ -28,7 +28,8 @@ from stackprobe.analysis.soak_sharing import apply_sharing, judge_totals
 from stackprobe.kinds.chunked import chunk_lengths, run_chunks
 from stackprobe.kinds.context import StepContext, StepOutcome, start_servers, stop_started
 from stackprobe.kinds.contract import HostMode, Kind
-from stackprobe.kinds.network.network import IPERF3, choose_pairs
+from stackprobe.kinds.network.network import IPERF3
+from stackprobe.kinds.network.pairs import Pairs, resolve_pairs
 from stackprobe.kinds.network.soak_chunk import PairChunk, SoakPair, run_chunk
 from stackprobe.kinds.network.soak_counters import counter_records, read_counters, soak_nics
 from stackprobe.kinds.network.soak_report import StableUnderLoad, soak_rows, soak_tables
@@ -50,24 +51,13 @@ class NetSoakStep(StepSpec):
     chunk: Duration = Duration.of(60)
     streams: int = Field(default=2, ge=1, le=128)
     # 'all' ordered pairs, N of them drawn with the run id, or a list of [client, server]
-    pairs: Literal["all"] | Annotated[int, Field(ge=1)] | list[tuple[str, str]] = "all"
+    pairs: Pairs = "all"
     # iperf3 -b per stream (bits/s, K/M/G): a soak at a set load rather than flat out
     bitrate: Annotated[str, Field(pattern=r"^[0-9]+(\.[0-9]+)?[KMG]?$")] | None = None
     port: int = Field(default=5201, ge=1024, le=65000)
     cov_limit: float = Field(default=0.10, gt=0)  # a pair's CoV over time above it: unstable
     dip_fraction: float = Field(default=0.8, gt=0, le=1)  # a second below it x the median
     slow_fraction: float = Field(default=0.7, gt=0, le=1)  # of the median pair's mean
-
-
-def soak_pairs(spec: NetSoakStep, names: list[str], seed: str) -> list[tuple[str, str]] | str:
-    """The ordered pairs to load, or why the list is wrong."""
-    if not isinstance(spec.pairs, list):
-        return choose_pairs(names, spec.pairs, seed)
-    bad = [f"{a}→{b}" for a, b in spec.pairs if a not in names or b not in names or a == b]
-    if bad:
-        return (f"pairs: {', '.join(bad)}: each pair needs two different hosts of the "
-                f"step ({', '.join(names)})")
-    return list(dict.fromkeys(spec.pairs))
 
 
 def assign_ports(pairs: list[tuple[str, str]], base: int) -> dict[tuple[str, str], int]:
@@ -91,7 +81,7 @@ class NetSoakRunner:
                                "2 hosts in its `hosts:`")
         handles = ctx.fleet.select(ctx.step.hosts)
         by_name = {h.name: h for h in handles}
-        chosen = soak_pairs(spec, list(by_name), ctx.run_dir.run_id)
+        chosen = resolve_pairs(spec.pairs, list(by_name), ctx.run_dir.run_id)
         if isinstance(chosen, str):
             return StepOutcome("failed", error=chosen)
         ports = assign_ports(chosen, spec.port)

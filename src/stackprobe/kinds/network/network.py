@@ -14,10 +14,8 @@ holding the host's address) and compared with the speed the hosts file expects.
 
 from __future__ import annotations
 
-import itertools
-import random
 from dataclasses import asdict
-from typing import Annotated, Literal
+from typing import Literal
 
 from pydantic import Field
 
@@ -25,6 +23,7 @@ from stackprobe.analysis.network_matrix import build_matrix, link_speed_mbps
 from stackprobe.kinds.context import STOPPED, StepContext, StepOutcome, start_servers, stop_started
 from stackprobe.kinds.contract import HostMode, Kind, Tool
 from stackprobe.kinds.network.link_checks import NoFlaggedLink
+from stackprobe.kinds.network.pairs import Pairs, pair_count, resolve_pairs
 from stackprobe.parsers.network.iperf3_json import parse_iperf3_json
 from stackprobe.parsers.network.ping import parse_ping, ping_argv
 from stackprobe.schema.records import NetRecord, PingRecord
@@ -40,19 +39,10 @@ class NetworkStep(StepSpec):
     seconds: int = Field(default=5, ge=1, le=600)
     streams: int = Field(default=1, ge=1, le=128)
     reverse: bool = False
-    pairs: Literal["all"] | Annotated[int, Field(ge=1)] = "all"
+    pairs: Pairs = "all"
     slow_fraction: float = Field(default=0.7, gt=0, le=1)  # of the expected link speed
     asymmetry: float = Field(default=1.5, gt=1)  # A->B over B->A that is flagged
     port: int = Field(default=5201, ge=1024, le=65535)
-
-
-def choose_pairs(names: list[str], pairs: str | int, seed: str) -> list[tuple[str, str]]:
-    """All ordered pairs, or `pairs` of them drawn with a seed (the same run id, the same
-    pairs), in a stable order."""
-    every = list(itertools.permutations(names, 2))
-    if pairs == "all" or int(pairs) >= len(every):
-        return every
-    return sorted(random.Random(seed).sample(every, int(pairs)))
 
 
 def nic_of(ip_addr_text: str, address: str) -> str | None:
@@ -84,7 +74,10 @@ class NetworkRunner:
         if problem:
             return StepOutcome("failed", error=problem, warnings=warnings)
         records: list[NetRecord | PingRecord] = []
-        for a, b in choose_pairs([h.name for h in handles], spec.pairs, ctx.run_dir.run_id):
+        chosen = resolve_pairs(spec.pairs, [h.name for h in handles], ctx.run_dir.run_id)
+        if isinstance(chosen, str):
+            return StepOutcome("failed", error=chosen, warnings=warnings)
+        for a, b in chosen:
             client, server = by_name[a], by_name[b]
             net, ping = self._pair(ctx, client, server, spec)
             records += [net, ping]
@@ -186,9 +179,7 @@ class Network(Kind):
         return "bw"
 
     def estimate_s(self, spec: NetworkStep, hosts):
-        n = max(2, hosts)
-        pairs = n * (n - 1) if spec.pairs == "all" else int(spec.pairs)
-        return pairs * (float(spec.seconds) + 2.0) + 2.0
+        return pair_count(spec.pairs, hosts) * (float(spec.seconds) + 2.0) + 2.0
 
     def runner(self):
         return NetworkRunner()

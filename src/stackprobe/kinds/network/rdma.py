@@ -20,11 +20,12 @@ The runner is in rdma_run.py, the commands in rdma_argv.py, the tables in rdma_r
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, get_args
+from typing import Literal, get_args
 
 from pydantic import Field, field_validator, model_validator
 
 from stackprobe.kinds.contract import HostMode, Kind, Tool
+from stackprobe.kinds.network.pairs import Pairs, pair_count
 from stackprobe.kinds.network.rdma_report import NoFlaggedRdmaPair, rdma_tables
 from stackprobe.kinds.network.rdma_run import RdmaRunner
 from stackprobe.schema.fabric_records import PerftestRecord
@@ -43,7 +44,7 @@ class RdmaStep(StepSpec):
 
     kind: Literal["rdma"]
     tests: list[Test] = Field(default_factory=lambda: ["write_bw", "send_lat"], min_length=1)
-    pairs: Literal["all"] | Annotated[int, Field(ge=1)] | list[tuple[str, str]] = "all"
+    pairs: Pairs = "all"
     size: Literal["all"] | Size | None = None  # all: -a (2 B..8 MiB); None: perftest's own
     iterations: int | None = Field(default=None, ge=5, le=100_000_000)
     duration: Duration | None = None  # -D: seconds per test instead of iterations
@@ -57,14 +58,6 @@ class RdmaStep(StepSpec):
     probe_root: str | None = None
     slow_fraction: float = Field(default=0.7, gt=0, le=1)  # of the median pair's bandwidth
     latency_factor: float = Field(default=1.5, gt=1)  # × the median pair's latency
-
-    @field_validator("pairs")
-    @classmethod
-    def _two_hosts(cls, value):
-        for a, b in value if isinstance(value, list) else ():
-            if a == b:
-                raise ValueError(f"a pair of one host: [{a}, {b}]")
-        return value
 
     @field_validator("probe_root")
     @classmethod
@@ -116,9 +109,7 @@ class Rdma(Kind):
         """Per pair and test: the server's start and the exchange, then the test (erring
         long: 2 s a size at perftest's 5000 bandwidth iterations, 23 sizes for `all`, more
         iterations in proportion; `duration` as said)."""
-        n = max(2, hosts)
-        pairs = (len(spec.pairs) if isinstance(spec.pairs, list)
-                 else n * (n - 1) if spec.pairs == "all" else int(spec.pairs))
+        pairs = pair_count(spec.pairs, hosts)
         scale = max(1.0, (spec.iterations or 5000) / 5000)
         per_test = (spec.duration.seconds if spec.duration is not None
                     else (23 if spec.size == "all" else 1) * 2.0 * scale)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from stackprobe.analysis.rdma_pairs import build_cells
 from stackprobe.kinds.context import STOPPED, StepContext, StepOutcome, failure_message, stop_started
 from stackprobe.kinds.network.link_probe_script import root_for
-from stackprobe.kinds.network.network import choose_pairs
+from stackprobe.kinds.network.pairs import resolve_pairs
 from stackprobe.kinds.network.rdma_argv import (
     NO_DEVICE,
     Chosen,
@@ -81,7 +81,7 @@ class RdmaRunner:
             return StepOutcome("failed", error="an rdma step needs --hosts and at least 2 hosts "
                                "in its `hosts:`")
         by_name = {h.name: h for h in ctx.fleet.select(ctx.step.hosts)}
-        pairs = self._pairs(spec, list(by_name), ctx.run_dir.run_id)
+        pairs = resolve_pairs(spec.pairs, list(by_name), ctx.run_dir.run_id)
         if isinstance(pairs, str):
             return StepOutcome("failed", error=pairs)
         names = sorted({h for p in pairs for h in p}, key=list(by_name).index)
@@ -117,14 +117,6 @@ class RdmaRunner:
             raise RuntimeError("; ".join(problems))
 
     # -------------------------------------------------------------- parts
-    @staticmethod
-    def _pairs(spec: RdmaStep, names: list[str], seed: str) -> list[tuple[str, str]] | str:
-        if not isinstance(spec.pairs, list):
-            return choose_pairs(names, spec.pairs, seed)
-        unknown = sorted({h for p in spec.pairs for h in p} - set(names))
-        if unknown:
-            return f"pairs: {', '.join(unknown)} not among the step's hosts ({', '.join(names)})"
-        return [(a, b) for a, b in spec.pairs]
 
     @staticmethod
     def _port(ctx: StepContext, h: HostHandle, spec: RdmaStep) -> Chosen:

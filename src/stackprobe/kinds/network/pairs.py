@@ -1,0 +1,56 @@
+"""Which pairs of hosts a pair step measures, declared once for every pair kind.
+
+The network matrix, MPI ping-pong, RDMA and the soak all take `pairs:` the same way: every
+ordered pair ('all'), N of them drawn with the run id as seed (the same run id, the same
+pairs: a rerun or a resume measures what the first run did), or the pairs listed. A pair of
+one host is refused when the suite is read; a listed host the step does not run on is
+refused when the step starts (the hosts are known only then).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, Field
+
+
+def _two_hosts(value):
+    for a, b in value if isinstance(value, list) else ():
+        if a == b:
+            raise ValueError(f"a pair of one host: [{a}, {b}]")
+    return value
+
+
+# the suite field: 'all', a count of random ordered pairs, or [[client, server], ...]
+Pairs = Annotated[Literal["all"] | Annotated[int, Field(ge=1)] | list[tuple[str, str]],
+                  AfterValidator(_two_hosts)]
+
+
+def choose_pairs(names: list[str], pairs: str | int, seed: str) -> list[tuple[str, str]]:
+    """All ordered pairs, or `pairs` of them drawn with a seed (the same run id, the same
+    pairs), in a stable order."""
+    every = list(itertools.permutations(names, 2))
+    if pairs == "all" or int(pairs) >= len(every):
+        return every
+    return sorted(random.Random(seed).sample(every, int(pairs)))
+
+
+def resolve_pairs(pairs, names: list[str], seed: str) -> list[tuple[str, str]] | str:
+    """The ordered pairs to measure among the step's hosts `names`, or why the list given
+    is wrong; a pair listed twice is measured once."""
+    if not isinstance(pairs, list):
+        return choose_pairs(names, pairs, seed)
+    unknown = sorted({h for p in pairs for h in p} - set(names))
+    if unknown:
+        return f"pairs: {', '.join(unknown)} not among the step's hosts ({', '.join(names)})"
+    return list(dict.fromkeys((a, b) for a, b in pairs))
+
+
+def pair_count(pairs, hosts: int) -> int:
+    """How many pairs a plan of `hosts` hosts measures (at least two hosts assumed)."""
+    n = max(2, hosts)
+    if isinstance(pairs, list):
+        return len(pairs)
+    return n * (n - 1) if pairs == "all" else min(int(pairs), n * (n - 1))
