@@ -12,7 +12,8 @@ STACKPROBE  := $(VENV)/bin/stackprobe
 APT_PACKAGES := fio sysstat stress-ng sysbench mbw iperf3 util-linux dmidecode findutils \
                 iproute2 procps iputils-ping openssh-server openssh-client \
                 ceph-mon ceph-mgr ceph-osd ceph-mds ceph-common ceph-fuse chromium \
-                parted e2fsprogs strace hpcc openmpi-bin libopenblas0-pthread libblas3 openipmi ipmitool perftest
+                parted e2fsprogs strace hpcc openmpi-bin libopenblas0-pthread libblas3 openipmi ipmitool perftest \
+                ethtool infiniband-diags
 
 .PHONY: run test test-fast deps system-deps keep-default-blas venv clean
 

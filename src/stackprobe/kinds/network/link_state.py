@@ -22,7 +22,7 @@ from pydantic import field_validator
 
 from stackprobe.analysis.link_fleet import judge_links
 from stackprobe.kinds.context import StepContext, StepOutcome, failure_message
-from stackprobe.kinds.contract import HostMode, Kind
+from stackprobe.kinds.contract import HostMode, Kind, Tool
 from stackprobe.kinds.network.link_probe_script import probe_argv, root_for
 from stackprobe.kinds.network.link_state_checks import NoDegradedLink
 from stackprobe.kinds.network.link_table import link_tables
@@ -118,6 +118,13 @@ class LinkState(Kind):
     hosts = HostMode.FLEET
     records = (LinkRecord,)
     checks = (NoDegradedLink(),)
+    # read where installed (sysfs alone gives state and speed): negotiated modes, driver and
+    # firmware from ethtool, InfiniBand port state from ibstat
+    tools = (Tool("ethtool", "ethtool", ("ethtool", "--version"), "NIC link modes, driver, firmware"),
+             Tool("ibstat", "infiniband-diags", ("ibstat", "-V"), "InfiniBand port state"))
+
+    def needs(self, spec):
+        return ()  # the probe runs without them, reading sysfs
 
     def title(self, spec: LinkStateStep, name):
         return "Link state" + (" (recorded trees)" if spec.probe_root else "")
