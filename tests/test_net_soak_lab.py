@@ -7,7 +7,10 @@ to about 0.75 of its rate):
 
 - `steady`: 40 s in 20 s chunks. The three pairs into h3 share its 200 Mbit/s (asking for
   450): each is slow beside the others and trades shares with them, their total into h3
-  holds: stable (sharing), slow; every pair without h3 is stable and not slow.
+  holds: stable (sharing), slow; every pair without h3 is stable and not slow. The total
+  into h3 varies by 7-10% from second to second here (tbf on a loaded 2-core machine), so
+  this soak allows a CoV of 15% rather than the default 10%: each pair into h3 alone varies
+  by 60-90%, still far beyond it.
 - `drop`: 30 s in 10 s chunks, every pair at 60 Mbit/s (the three into h3 fit its 200);
   17 s after it starts (inside its second chunk) the test cuts h3's link to 30 Mbit/s
   for 7 s with the lab's own shaping (netns.shape), so the pairs into h3 lose most of
@@ -46,7 +49,7 @@ criteria:
   - stable network under load
 steps:
   - {kind: net_soak, name: steady, hosts: client, duration: 40s, chunk: 20s, streams: 2,
-     bitrate: 75M, port: 5301, dip_fraction: 0.6}
+     bitrate: 75M, port: 5301, dip_fraction: 0.6, cov_limit: 0.15}
   - {kind: net_soak, name: drop, hosts: client, duration: 30s, chunk: 10s, streams: 2,
      bitrate: 30M, port: 5301, dip_fraction: 0.6}
 """
