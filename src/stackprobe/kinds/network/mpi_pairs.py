@@ -28,7 +28,7 @@ from stackprobe.kinds.context import STOPPED, StepContext, StepOutcome, failure_
 from stackprobe.kinds.contract import HostMode, Kind
 from stackprobe.kinds.mpi_launch import MPIRUN, ORTED, MpiLaunchError, over_hosts
 from stackprobe.kinds.network.mpi_report import NoFlaggedMpiPair, mpi_tables
-from stackprobe.kinds.network.pairs import Pairs, pair_count, resolve_pairs
+from stackprobe.kinds.network.pairs import Pairs, pair_count, step_pairs
 from stackprobe.parsers.network.mpi4py_pingpong import parse_mpi4py_pingpong
 from stackprobe.schema.fabric_records import MpiPairRecord
 from stackprobe.spec.fields import Size
@@ -88,14 +88,10 @@ class MpiPairsRunner:
 
     def run(self, ctx: StepContext) -> StepOutcome:
         spec: MpiPairsStep = ctx.step.spec
-        if ctx.fleet is None or len(ctx.step.hosts) < 2:
-            return StepOutcome("failed", error="an mpi_pairs step needs --hosts and at least "
-                               "2 hosts in its `hosts:`")
-        handles = ctx.fleet.select(ctx.step.hosts)
-        by_name = {h.name: h for h in handles}
-        chosen = resolve_pairs(spec.pairs, list(by_name), ctx.run_dir.run_id)
-        if isinstance(chosen, str):
-            return StepOutcome("failed", error=chosen)
+        found = step_pairs(ctx, "an mpi_pairs step")
+        if isinstance(found, str):
+            return StepOutcome("failed", error=found)
+        by_name, chosen = found
         python = spec.python or sys.executable
         used = [by_name[n] for n in by_name if any(n in p for p in chosen)]
         try:

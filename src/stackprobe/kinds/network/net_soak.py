@@ -29,7 +29,7 @@ from stackprobe.kinds.chunked import chunk_lengths, run_chunks
 from stackprobe.kinds.context import StepContext, StepOutcome, start_servers, stop_started
 from stackprobe.kinds.contract import HostMode, Kind
 from stackprobe.kinds.network.network import IPERF3
-from stackprobe.kinds.network.pairs import Pairs, resolve_pairs
+from stackprobe.kinds.network.pairs import Pairs, step_pairs
 from stackprobe.kinds.network.soak_chunk import PairChunk, SoakPair, run_chunk
 from stackprobe.kinds.network.soak_counters import counter_records, read_counters, soak_nics
 from stackprobe.kinds.network.soak_report import StableUnderLoad, soak_rows, soak_tables
@@ -76,14 +76,11 @@ class NetSoakRunner:
 
     def run(self, ctx: StepContext) -> StepOutcome:
         spec: NetSoakStep = ctx.step.spec
-        if ctx.fleet is None or len(ctx.step.hosts) < 2:
-            return StepOutcome("failed", error="a net_soak step needs --hosts and at least "
-                               "2 hosts in its `hosts:`")
-        handles = ctx.fleet.select(ctx.step.hosts)
-        by_name = {h.name: h for h in handles}
-        chosen = resolve_pairs(spec.pairs, list(by_name), ctx.run_dir.run_id)
-        if isinstance(chosen, str):
-            return StepOutcome("failed", error=chosen)
+        found = step_pairs(ctx, "a net_soak step")
+        if isinstance(found, str):
+            return StepOutcome("failed", error=found)
+        by_name, chosen = found
+        handles = list(by_name.values())
         ports = assign_ports(chosen, spec.port)
         nics = soak_nics(ctx, handles)
         before = read_counters(ctx, handles, nics, "before")

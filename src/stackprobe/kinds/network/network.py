@@ -23,7 +23,7 @@ from stackprobe.analysis.network_matrix import build_matrix, link_speed_mbps
 from stackprobe.kinds.context import STOPPED, StepContext, StepOutcome, start_servers, stop_started
 from stackprobe.kinds.contract import HostMode, Kind, Tool
 from stackprobe.kinds.network.link_checks import NoFlaggedLink
-from stackprobe.kinds.network.pairs import Pairs, pair_count, resolve_pairs
+from stackprobe.kinds.network.pairs import Pairs, pair_count, step_pairs
 from stackprobe.parsers.network.iperf3_json import parse_iperf3_json
 from stackprobe.parsers.network.ping import parse_ping, ping_argv
 from stackprobe.schema.records import NetRecord, PingRecord
@@ -61,11 +61,11 @@ class NetworkRunner:
 
     def run(self, ctx: StepContext) -> StepOutcome:
         spec: NetworkStep = ctx.step.spec
-        if ctx.fleet is None or len(ctx.step.hosts) < 2:
-            return StepOutcome("failed", error="a network step needs --hosts and at least "
-                               "2 hosts in its `hosts:`")
-        handles = ctx.fleet.select(ctx.step.hosts)
-        by_name = {h.name: h for h in handles}
+        found = step_pairs(ctx, "a network step")
+        if isinstance(found, str):
+            return StepOutcome("failed", error=found)
+        by_name, chosen = found
+        handles = list(by_name.values())
         links = self._link_speeds(ctx, handles)
         warnings = self._speed_warnings(handles, links)
         port = spec.port
@@ -74,9 +74,6 @@ class NetworkRunner:
         if problem:
             return StepOutcome("failed", error=problem, warnings=warnings)
         records: list[NetRecord | PingRecord] = []
-        chosen = resolve_pairs(spec.pairs, [h.name for h in handles], ctx.run_dir.run_id)
-        if isinstance(chosen, str):
-            return StepOutcome("failed", error=chosen, warnings=warnings)
         for a, b in chosen:
             client, server = by_name[a], by_name[b]
             net, ping = self._pair(ctx, client, server, spec)

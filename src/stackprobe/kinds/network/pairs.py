@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import itertools
 import random
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import AfterValidator, Field
+
+if TYPE_CHECKING:
+    from stackprobe.kinds.context import StepContext
+    from stackprobe.transport.fleet import HostHandle
 
 
 def _two_hosts(value):
@@ -54,3 +58,14 @@ def pair_count(pairs, hosts: int) -> int:
     if isinstance(pairs, list):
         return len(pairs)
     return n * (n - 1) if pairs == "all" else min(int(pairs), n * (n - 1))
+
+
+def step_pairs(ctx: StepContext, what: str
+               ) -> tuple[dict[str, HostHandle], list[tuple[str, str]]] | str:
+    """The step's hosts by name (in the step's order) and the pairs to measure, or why the
+    step cannot start: `what` ('a network step') needs --hosts and two hosts at least."""
+    if ctx.fleet is None or len(ctx.step.hosts) < 2:
+        return f"{what} needs --hosts and at least 2 hosts in its `hosts:`"
+    by_name = {h.name: h for h in ctx.fleet.select(ctx.step.hosts)}
+    chosen = resolve_pairs(ctx.step.spec.pairs, list(by_name), ctx.run_dir.run_id)
+    return chosen if isinstance(chosen, str) else (by_name, chosen)

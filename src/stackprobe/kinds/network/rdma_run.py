@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from stackprobe.analysis.rdma_pairs import build_cells
 from stackprobe.kinds.context import STOPPED, StepContext, StepOutcome, failure_message, stop_started
 from stackprobe.kinds.network.link_probe_script import root_for
-from stackprobe.kinds.network.pairs import resolve_pairs
+from stackprobe.kinds.network.pairs import step_pairs
 from stackprobe.kinds.network.rdma_argv import (
     NO_DEVICE,
     Chosen,
@@ -77,13 +77,10 @@ class RdmaRunner:
 
     def run(self, ctx: StepContext) -> StepOutcome:
         spec: RdmaStep = ctx.step.spec
-        if ctx.fleet is None or len(ctx.step.hosts) < 2:
-            return StepOutcome("failed", error="an rdma step needs --hosts and at least 2 hosts "
-                               "in its `hosts:`")
-        by_name = {h.name: h for h in ctx.fleet.select(ctx.step.hosts)}
-        pairs = resolve_pairs(spec.pairs, list(by_name), ctx.run_dir.run_id)
-        if isinstance(pairs, str):
-            return StepOutcome("failed", error=pairs)
+        found = step_pairs(ctx, "an rdma step")
+        if isinstance(found, str):
+            return StepOutcome("failed", error=found)
+        by_name, pairs = found
         names = sorted({h for p in pairs for h in p}, key=list(by_name).index)
         chosen = {n: self._port(ctx, by_name[n], spec) for n in names}
         if any(c.why == STOPPED for c in chosen.values()):
