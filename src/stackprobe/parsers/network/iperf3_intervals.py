@@ -25,10 +25,10 @@ document holds its intervals. What this parser does with them:
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from stackprobe.parsers.bad_input import guard, raw_decode
+from stackprobe.parsers.bad_input import guard
+from stackprobe.parsers.network.iperf3_json import first_object
 from stackprobe.schema.records import SeriesPoint
 
 MIN_INTERVAL_S = 0.5
@@ -36,17 +36,10 @@ CLOCK_SLACK_S = 0.001  # a zero-length interval may end a hair before it starts
 
 
 def _document(text: str) -> dict[str, Any]:
-    pos = text.find("{")
-    while pos >= 0:
-        try:
-            doc, _ = raw_decode(text, pos)
-        except json.JSONDecodeError:
-            pos = text.find("{", pos + 1)
-            continue
-        if isinstance(doc, dict) and "intervals" in doc:
-            return doc
-        pos = text.find("{", pos + 1)
-    raise ValueError("iperf3 intervals: no iperf3 JSON document with 'intervals'")
+    doc = first_object(text, ("intervals",))
+    if doc is None:
+        raise ValueError("iperf3 intervals: no iperf3 JSON document with 'intervals'")
+    return doc
 
 
 def _num(value: Any, where: str) -> float:

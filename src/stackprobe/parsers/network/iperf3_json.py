@@ -24,8 +24,9 @@ from stackprobe.parsers.bad_input import guard, raw_decode
 from stackprobe.schema.records import NetRecord
 
 
-def _document(text: str) -> dict[str, Any]:
-    """The first JSON object in `text`, skipping whatever comes before it."""
+def first_object(text: str, keys: tuple[str, ...]) -> dict[str, Any] | None:
+    """The first JSON object in `text` holding one of `keys`, skipping whatever comes
+    before it (ssh banners, a shell's lines)."""
     pos = text.find("{")
     while pos >= 0:
         try:
@@ -33,10 +34,17 @@ def _document(text: str) -> dict[str, Any]:
         except json.JSONDecodeError:
             pos = text.find("{", pos + 1)
             continue
-        if isinstance(doc, dict) and ("start" in doc or "end" in doc or "error" in doc):
+        if isinstance(doc, dict) and any(k in doc for k in keys):
             return doc
         pos = text.find("{", pos + 1)
-    raise ValueError("no iperf3 JSON document (an object with 'start'/'end'/'error')")
+    return None
+
+
+def _document(text: str) -> dict[str, Any]:
+    doc = first_object(text, ("start", "end", "error"))
+    if doc is None:
+        raise ValueError("no iperf3 JSON document (an object with 'start'/'end'/'error')")
+    return doc
 
 
 def _dict(value: Any, where: str) -> dict[str, Any]:
