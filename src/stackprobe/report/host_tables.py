@@ -14,6 +14,7 @@ from __future__ import annotations
 from stackprobe.analysis.consistency_text import pair_line, spread_line, subject
 from stackprobe.report.client_tables import client_start_table
 from stackprobe.schema.results import RunResults, StepResult
+from stackprobe.tables.pair_matrix import pair_matrix
 from stackprobe.tables.text_table import TextTable
 from stackprobe.units import fmt_bw, fmt_iops, fmt_ns
 
@@ -78,23 +79,20 @@ def network_table(step: StepResult, n: dict) -> TextTable:
     """Client rows, server columns, Gbit/s per cell (the heatmap's data)."""
     hosts = n["hosts"]
     cells = {(c["client"], c["server"]): c for c in n["cells"]}
-    t = TextTable(f"Network matrix, Gbit/s client → server ({step.id})",
-                  ["client \\ server", *hosts])
-    for a in hosts:
-        row = [a]
-        for b in hosts:
-            c = cells.get((a, b))
-            if a == b or c is None:
-                row.append("—" if a == b else "")
-                continue
-            if c.get("error"):
-                row.append(f"{FLAG} failed")
-                continue
-            text = f"{c['bps'] / 1e9:.2f}" if c.get("bps") is not None else "-"
-            if c.get("rtt_avg_ns") is not None:
-                text += f" ({fmt_ns(c['rtt_avg_ns'])})"
-            row.append(f"{FLAG} {text}" if c.get("flags") else text)
-        t.rows.append(row)
+
+    def cell(a: str, b: str) -> str | None:
+        c = cells.get((a, b))
+        if c is None:
+            return None
+        if c.get("error"):
+            return f"{FLAG} failed"
+        text = f"{c['bps'] / 1e9:.2f}" if c.get("bps") is not None else "-"
+        if c.get("rtt_avg_ns") is not None:
+            text += f" ({fmt_ns(c['rtt_avg_ns'])})"
+        return f"{FLAG} {text}" if c.get("flags") else text
+
+    t = pair_matrix(f"Network matrix, Gbit/s client → server ({step.id})", "client \\ server",
+                    hosts, cell)
     speeds = ", ".join(f"{h} {v['nic']} {v['speed_mbps']:.0f} Mb/s" if v.get("speed_mbps")
                        else f"{h} unknown" for h, v in sorted(n.get("links", {}).items()))
     if speeds:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from stackprobe.kinds.checks import Check, Outcome
 from stackprobe.schema.results import StepResult
+from stackprobe.tables.pair_matrix import pair_matrix
 from stackprobe.tables.text_table import TextTable
 from stackprobe.units import fmt_bw, fmt_bytes, fmt_ns
 
@@ -38,19 +39,17 @@ def _matrix(step: StepResult, m: dict, what: str) -> TextTable:
     else:
         title = f"MPI bandwidth matrix, {fmt_bytes(m.get('bw_size'))} ({step.id})"
         field, fmt, typical = "bw_bytes", fmt_bw, fmt_bw(m.get("typical_bw_bytes"))
-    t = TextTable(title, ["host \\ host", *hosts], layer="network")
-    for a in hosts:
-        row = [a]
-        for b in hosts:
-            c = cells.get(frozenset((a, b)))
-            if a == b or c is None:
-                row.append("—" if a == b else "")
-            elif c.get(field) is None:
-                row.append(f"{FLAG} failed" if c.get("error") else "-")
-            else:
-                text = fmt(c[field])
-                row.append(f"{FLAG} {text}" if what in c.get("flags", []) else text)
-        t.rows.append(row)
+
+    def cell(a: str, b: str) -> str | None:
+        c = cells.get(frozenset((a, b)))
+        if c is None:
+            return None
+        if c.get(field) is None:
+            return f"{FLAG} failed" if c.get("error") else "-"
+        text = fmt(c[field])
+        return f"{FLAG} {text}" if what in c.get("flags", []) else text
+
+    t = pair_matrix(title, "host \\ host", hosts, cell, layer="network")
     t.notes.append(f"typical pair {typical} (the median over hosts of each host's median "
                    "pair); a ping-pong crosses both ways, so each cell is the pair, not a "
                    "direction (the iperf3 matrix tells the direction)")

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from stackprobe.kinds.checks import Check, Outcome
 from stackprobe.schema.results import StepResult
+from stackprobe.tables.pair_matrix import pair_matrix
 from stackprobe.tables.text_table import TextTable
 from stackprobe.units import fmt_bw, fmt_bytes, fmt_ns
 
@@ -62,19 +63,16 @@ def _matrix(step: StepResult, found: dict, test: str) -> TextTable:
     hosts = found["hosts"]
     bw = test.endswith("_bw")
     what = "BW average" if bw else "typical latency"
-    t = TextTable(f"RDMA {test} matrix, {what} (client \\ server) ({step.id})",
-                  ["client \\ server", *hosts], layer="network")
-    for a in hosts:
-        row = [a]
-        for b in hosts:
-            c = cells.get((a, b))
-            if a == b or c is None:
-                row.append("—" if a == b else "")
-                continue
-            text = _figures(c)[1 if bw and not c.get("error") else 0]
-            row.append(text if text.startswith(FLAG) or not c.get("flags") else f"{FLAG} {text}")
-        t.rows.append(row)
-    return t
+
+    def cell(a: str, b: str) -> str | None:
+        c = cells.get((a, b))
+        if c is None:
+            return None
+        text = _figures(c)[1 if bw and not c.get("error") else 0]
+        return text if text.startswith(FLAG) or not c.get("flags") else f"{FLAG} {text}"
+
+    return pair_matrix(f"RDMA {test} matrix, {what} (client \\ server) ({step.id})",
+                       "client \\ server", hosts, cell, layer="network")
 
 
 class NoFlaggedRdmaPair(Check):
