@@ -197,6 +197,20 @@ def test_a_zero_length_interval_after_the_omitted_seconds_is_left_out():
     assert [round(p.t_s - 100) for p in points] == list(range(2, 20))
 
 
+def test_an_interval_after_the_omitted_seconds_that_ends_before_it_starts_is_left_out():
+    text = (IPERF3 / ("iperf3-3.12_tcp_json_lab_20s_O2_2streams_75M_get-server-output_"
+                      "post-omit-interval-ends-before-start.json")).read_text()
+    server = json.loads(text)["server_output_json"]["intervals"]
+    assert server[1]["sum"]["end"] < server[1]["sum"]["start"] - 0.005  # as iperf3 wrote it
+    points = parse_iperf3_intervals(text)
+    assert [round(p.t_s) for p in points] == list(range(2, 20))
+    # the same times anywhere but right after the omitted seconds are still refused
+    doc = json.loads(text)
+    doc["server_output_json"]["intervals"][5]["sum"]["end"] = 3.0
+    with pytest.raises(ValueError, match=r"intervals\[5\]\.sum: times or rate out of order"):
+        parse_iperf3_intervals(json.dumps(doc))
+
+
 def test_a_refused_chunk_has_the_tool_s_error_and_no_seconds():
     got = read_chunk(_result(IPERF3 / "iperf3-3.12_json_connection-refused_loopback.json"), 0)
     assert got.points == [] and "Connection refused" in got.error

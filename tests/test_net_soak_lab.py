@@ -10,7 +10,10 @@ to about 0.75 of its rate):
   holds: stable (sharing), slow; every pair without h3 is stable and not slow. The total
   into h3 varies by 7-10% from second to second here (tbf on a loaded 2-core machine), so
   this soak allows a CoV of 15% rather than the default 10%: each pair into h3 alone varies
-  by 60-90%, still far beyond it.
+  by 60-90%, still far beyond it. Slow is below 0.8 of the median pair (not 0.7): h3's
+  own sending pairs may run well under their rate (their ACKs queue behind h3's shaped
+  link), which pulls the median of the 12 pairs down to ~125 Mbit/s, and one pair into h3
+  can hold ~90 of the 200 for the whole soak (seen in CI: 91.5, above 0.7 x such a median).
 - `drop`: 30 s in 10 s chunks, every pair at 60 Mbit/s (the three into h3 fit its 200);
   17 s after it starts (inside its second chunk) the test cuts h3's link to 30 Mbit/s
   for 7 s with the lab's own shaping (netns.shape), so the pairs into h3 lose most of
@@ -49,7 +52,7 @@ criteria:
   - stable network under load
 steps:
   - {kind: net_soak, name: steady, hosts: client, duration: 40s, chunk: 20s, streams: 2,
-     bitrate: 75M, port: 5301, dip_fraction: 0.6, cov_limit: 0.15}
+     bitrate: 75M, port: 5301, dip_fraction: 0.6, cov_limit: 0.15, slow_fraction: 0.8}
   - {kind: net_soak, name: drop, hosts: client, duration: 30s, chunk: 10s, streams: 2,
      bitrate: 30M, port: 5301, dip_fraction: 0.6}
 """
@@ -158,7 +161,15 @@ def test_a_rate_cut_mid_soak_makes_the_pairs_into_h3_unstable(run):
     details = {k: (r["verdict"], r["cov"], r["notes"]) for k, r in pairs.items()}
     assert INTO_H3 <= unstable <= WITH_H3, details
     for label in INTO_H3:
-        assert pairs[label]["min_bps"] < 0.5 * pairs[label]["max_bps"], pairs[label]
+        # either the cut seconds were measured (a second under half the best), or the chunk
+        # under the cut failed (its seconds are lost: seen in CI, 58.7 of 60.8 Mbit/s left)
+        # and the failed chunk is what made the pair unstable, said in its notes
+        rec = pairs[label]
+        if rec["chunks_failed"]:
+            assert "chunk errors" in rec["flags"], rec["flags"]
+            assert any("chunks failed" in n for n in rec["notes"]), rec["notes"]
+        else:
+            assert rec["min_bps"] < 0.5 * rec["max_bps"], rec
     found = steps["drop"]["findings"]["net_soak"]
     assert set(found["unstable"]) == unstable
     into_h3 = found["hosts"]["h3"]["in"]

@@ -15,8 +15,12 @@ document holds its intervals. What this parser does with them:
   holds bytes/s like every series of the project).
 - Intervals iperf3 marks `omitted` (-O, the warm-up it leaves out of its sums) are left out
   here too; so is an interval shorter than half a second (iperf3 closes a test with a
-  fraction of a second whose rate says little; a server run with -O can report a
-  zero-length interval right after the omitted ones, its end a hair before its start).
+  fraction of a second whose rate says little). The first interval right after the
+  omitted ones is left out when its end is not after its start: iperf3 resets its clock
+  when the omitted seconds end, and that one interval's start is taken before the reset
+  (seen from a server run with -O: zero-length, 1.00004-1.00004 s, or ending 6 ms before
+  it starts with `seconds` 2.006, 1.005925-1.000241 s). Anywhere else such times are an
+  error.
 - A document with an "error" key still has the intervals run before it (an interrupted
   chunk): they are returned; whether to keep them is the caller's choice.
 - Times must rise interval by interval; `offset_s` shifts them (the chunk's start in the
@@ -61,16 +65,21 @@ def parse_iperf3_intervals(text: str, offset_s: float = 0.0) -> list[SeriesPoint
         raise ValueError("iperf3 intervals: 'intervals' is not a list")
     points: list[SeriesPoint] = []
     last = None
+    after_omitted = False  # the interval before this one was an omitted one
     for i, item in enumerate(intervals):
         where = f"intervals[{i}].sum"
         total = item.get("sum") if isinstance(item, dict) else None
         if not isinstance(total, dict):
             raise ValueError(f"iperf3 intervals: {where} is not an object")
         if total.get("omitted") is True:
+            after_omitted = True
             continue
+        first_after_omitted, after_omitted = after_omitted, False
         start = _num(total.get("start"), f"{where}.start")
         end = _num(total.get("end"), f"{where}.end")
         bps = _num(total.get("bits_per_second"), f"{where}.bits_per_second")
+        if first_after_omitted and end <= start and bps >= 0:
+            continue
         if bps < 0 or end < start - CLOCK_SLACK_S:
             raise ValueError(f"iperf3 intervals: {where}: times or rate out of order "
                              f"({start:g}-{end:g} s, {bps:g} bit/s)")
