@@ -8,15 +8,20 @@ STACKPROBE  := $(VENV)/bin/stackprobe
 
 # The packages of the tools the step kinds declare (kinds/*/), of the monitor, fleet and
 # target guard (engine/tools.py), of the labs, and what only tests use (Chromium, parted,
-# mkfs.ext4, strace). tests/test_kind_contract.py checks this list against those declarations.
-APT_PACKAGES := fio sysstat stress-ng sysbench mbw iperf3 util-linux dmidecode findutils \
-                iproute2 procps iputils-ping openssh-server openssh-client \
+# mkfs.ext4, strace). tests/test_kind_contract.py checks these lists against those
+# declarations. `make run` installs only APT_QUICK, what the quick suite needs, so the first
+# command stays quick as the rungs grow; `make test` and `make deps-all` install everything.
+APT_QUICK    := fio sysstat sysbench util-linux procps iproute2 dmidecode
+APT_MORE     := stress-ng mbw iperf3 findutils iputils-ping openssh-server openssh-client \
                 ceph-mon ceph-mgr ceph-osd ceph-mds ceph-common ceph-fuse chromium \
                 parted e2fsprogs strace hpcc openmpi-bin libopenblas0-pthread libblas3 openipmi ipmitool perftest \
-                ethtool infiniband-diags
+                ethtool infiniband-diags smartmontools nvme-cli
+APT_PACKAGES := $(APT_QUICK) $(APT_MORE)
+APT          ?= $(APT_PACKAGES)
 
-.PHONY: run test test-fast deps system-deps keep-default-blas venv clean
+.PHONY: run test test-fast deps deps-all system-deps keep-default-blas venv dist clean
 
+run: APT = $(APT_QUICK)
 run: deps
 	$(STACKPROBE) run
 
@@ -25,7 +30,7 @@ run: deps
 # (pytest-xdist), then everything with a system marker one test at a time — the labs share
 # one subnet and the two cores with Ceph, and most of these tests judge measured figures
 # (an SLO, a ratio, a spread), which a second test running beside them would move.
-test: deps
+test: deps dist
 	$(VPY) -m ruff check src tests bench
 	$(VPY) -m pytest -q -m "not system" -n 2
 	$(VPY) -m pytest -q -m system
@@ -39,11 +44,19 @@ test-fast: venv
 
 deps: system-deps venv
 
+deps-all: deps
+
+# The wheel and sdist `pip install` takes (tests/test_wheel.py installs the wheel into a fresh
+# venv): the CLI and its Python dependencies alone, no system package.
+dist: venv
+	rm -rf dist
+	$(VPY) -m build -q --outdir dist . >/dev/null
+
 # Installs only what dpkg says is missing, so a second `make` costs a second. A temporary
 # policy-rc.d keeps the packages' services (sshd, Ceph daemons) from being started: stackprobe
 # starts its own, by PID.
 system-deps:
-	@missing=""; for p in $(APT_PACKAGES); do \
+	@missing=""; for p in $(APT); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
 	done; \
 	if ! $(PYTHON) -c 'import venv, ensurepip' 2>/dev/null; then missing="$$missing python3-venv"; fi; \
@@ -81,4 +94,4 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 clean:
-	rm -rf $(VENV) build src/*.egg-info .pytest_cache
+	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache

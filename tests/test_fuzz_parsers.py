@@ -54,7 +54,11 @@ from fuzz_support import (
     truncations,
 )
 from stackprobe.analysis.io500_score import recompute
+from stackprobe.analysis.live_ceph import RadosLive, RbdLive
+from stackprobe.analysis.live_figures import FioLive, LiveFigures
 from stackprobe.ingest.detect import detect
+from stackprobe.ingest.files import ingest_text
+from stackprobe.ingest.into_run import plan_file
 from stackprobe.parsers.ceph.bench_files import ingest_osd_bench, ingest_rados_bench, ingest_rbd_bench
 from stackprobe.parsers.ceph.ceph_inventory import erasure_profiles_in_use, parse_ceph_inventory
 from stackprobe.parsers.ceph.ceph_status import CephStatus, parse_ceph_status
@@ -75,14 +79,27 @@ from stackprobe.parsers.fio.fio_log import parse_fio_log, series_from_logs
 from stackprobe.parsers.fio.fio_normal import parse_fio_normal
 from stackprobe.parsers.fio.fio_terse import parse_fio_terse
 from stackprobe.parsers.host.dmidecode_memory import DmiMemory, parse_dmidecode_memory
+from stackprobe.parsers.host.dmidecode_system import parse_dmidecode_system
+from stackprobe.parsers.host.doctor_probe import HostProbe, parse_clock, parse_doctor_probe
+from stackprobe.parsers.host.edac import parse_edac
+from stackprobe.parsers.host.ethtool_settings import EthtoolRing, parse_ethtool_features, parse_ethtool_ring
 from stackprobe.parsers.host.filefrag import FileExtents, parse_filefrag
+from stackprobe.parsers.host.health_probe import parse_health_probe
 from stackprobe.parsers.host.inventory import parse_inventory
 from stackprobe.parsers.host.ipmitool_mc import parse_ipmitool_chassis, parse_ipmitool_mc_info
 from stackprobe.parsers.host.ipmitool_sel import parse_ipmitool_sel
 from stackprobe.parsers.host.ipmitool_sensor import parse_ipmitool_sensor
+from stackprobe.parsers.host.kernel_cmdline import parse_cmdline
+from stackprobe.parsers.host.kmsg import KmsgLine, parse_kmsg
 from stackprobe.parsers.host.memory import parse_mbw, parse_stress_ng_stream, parse_sysbench_memory
+from stackprobe.parsers.host.nvme_smart_log import parse_nvme_smart_log
 from stackprobe.parsers.host.sadf_json import MonitorSeries, parse_sadf_json
+from stackprobe.parsers.host.settings_probe import SettingsProbe, parse_settings_probe
+from stackprobe.parsers.host.smartctl_json import DiskReading, parse_smartctl_json
 from stackprobe.parsers.host.stress_ng_cpu import parse_stress_ng_cpu
+from stackprobe.parsers.host.stress_ng_yaml import parse_stress_ng_yaml
+from stackprobe.parsers.host.sysbench_text import parse_sysbench
+from stackprobe.parsers.host.time_sync import ClockSync, parse_chronyc_tracking, parse_timedatectl
 from stackprobe.parsers.hpc.hpcc_out import parse_hpcc
 from stackprobe.parsers.hpc.hpccinf import HpccInput, parse_hpccinf
 from stackprobe.parsers.hpc.hpl_out import parse_hpl
@@ -101,6 +118,7 @@ from stackprobe.parsers.network.ib_values import parse_ibstatus
 from stackprobe.parsers.network.ibstat import parse_ibstat
 from stackprobe.parsers.network.iperf3_intervals import parse_iperf3_intervals
 from stackprobe.parsers.network.iperf3_json import parse_iperf3_json
+from stackprobe.parsers.network.iperf3_text import parse_iperf3_text
 from stackprobe.parsers.network.link_probe import parse_link_probe
 from stackprobe.parsers.network.mpi4py_pingpong import parse_mpi4py_pingpong
 from stackprobe.parsers.network.nic_counters import parse_nic_counters
@@ -108,10 +126,21 @@ from stackprobe.parsers.network.osu_text import parse_osu
 from stackprobe.parsers.network.perftest_text import parse_perftest
 from stackprobe.parsers.network.ping import parse_ping
 from stackprobe.parsers.network.rdma_ports import RdmaPort, parse_rdma_ports
+from stackprobe.parsers.peer.elbencho_csv import parse_elbencho_csv, parse_elbencho_livecsv
+from stackprobe.parsers.peer.elbencho_text import parse_elbencho_table
+from stackprobe.parsers.peer.vdbench_flatfile import parse_vdbench_flatfile
+from stackprobe.parsers.peer.vdbench_summary import parse_vdbench_summary
 from stackprobe.schema.bmc_records import BmcInfo, BmcSensor, ChassisStatus, SelEntry
 from stackprobe.schema.fabric_records import MpiPairRecord, OsuRecord, PerftestRecord
+from stackprobe.schema.health_records import HealthRecord
 from stackprobe.schema.hpc_records import HpccRecord, HplRecord, StreamRecord
 from stackprobe.schema.link_records import LinkRecord
+from stackprobe.schema.peer_records import (
+    ElbenchoLiveRecord,
+    ElbenchoPhaseRecord,
+    SysbenchRecord,
+    VdbenchRecord,
+)
 from stackprobe.schema.records import (
     CephInventoryRecord,
     CpuRecord,
@@ -127,6 +156,13 @@ from stackprobe.schema.records import (
     Record,
     SeriesPoint,
 )
+from stackprobe.spec.host_sources import parse_file, parse_hostlist
+from stackprobe.spec.host_sources.ansible_ini import parse_ansible_ini
+from stackprobe.spec.host_sources.ansible_yaml import parse_ansible_yaml
+from stackprobe.spec.host_sources.mpi_hostfile import parse_mpi_hostfile
+from stackprobe.spec.hosts import HostsFile
+from stackprobe.spec.planned import PlannedStep
+from stackprobe.spec.settings_profile import Profile, parse_profile
 
 RECORDED = FIXTURES / "recorded"
 PUBLIC = FIXTURES / "public"
@@ -142,10 +178,13 @@ def _fuzz_summary(request):
 
 
 def _files(*patterns: str, shared: tuple[str, ...] = ()) -> list[Path]:
-    """Seed files: fixtures in the repository, plus ../shared/fixtures/public when present."""
+    """Seed files: fixtures in the repository, plus ../shared/fixtures/public when present
+    (but for the files copied from it byte for byte: the same seed twice only costs time)."""
     found = [p for pattern in patterns for p in sorted(FIXTURES.glob(pattern)) if p.is_file()]
     if SHARED_PUBLIC.is_dir():
-        found += [p for pattern in shared for p in sorted(SHARED_PUBLIC.glob(pattern))]
+        copied = {p.name for p in found}
+        found += [p for pattern in shared for p in sorted(SHARED_PUBLIC.glob(pattern))
+                  if p.name not in copied]
     return found
 
 
@@ -198,6 +237,15 @@ def _fio_status_stream(text: str) -> list[SeriesPoint]:
     return interval_series([status_totals(d) for d in docs])
 
 
+def _live_streams(text: str) -> list:
+    """What the live display reads from fio, rados bench and rbd bench while they run."""
+    out = []
+    for feeder in (FioLive("h"), RadosLive("h", "write", 4096), RbdLive("h")):
+        for at in range(0, len(text), 4096):
+            out += feeder.feed(text[at : at + 4096])
+    return out
+
+
 def _fio_logs(text: str) -> list:
     return [parse_fio_log(text), series_from_logs([text, text], [text])]
 
@@ -215,6 +263,11 @@ def _load_gen_timed(text: str):
 def _ingest(text: str) -> list:
     """`stackprobe ingest`: detection, then the parser it picked."""
     return detect(text).parse(text)
+
+
+def _ingest_step(text: str):
+    """`stackprobe ingest --new/--into`: the step a file becomes (its kind, parameters)."""
+    return plan_file(ingest_text(text, Path("fuzz")))
 
 
 @dataclass(frozen=True)
@@ -235,6 +288,9 @@ TARGETS: dict[str, Target] = {
                        _files(*FIO_JSON_SEEDS, shared=("fio/*.json", "fio/*pbench.txt"))),
     "fio_status_stream": Target(_fio_status_stream, SeriesPoint,
                                 _files(*FIO_JSON_SEEDS, shared=("fio/*.json",))),
+    "live_streams": Target(_live_streams, LiveFigures,
+                           _files("recorded/fio-stream/*", "recorded/ceph/rados-bench*",
+                                  "recorded/ceph/rbd-bench*")),
     "fio_normal": Target(parse_fio_normal, IoRecord,
                          _files("recorded/fio-*normal*.txt", "public/fio/*normal*.txt",
                                 shared=("fio/*normal*.txt",))),
@@ -321,13 +377,60 @@ TARGETS: dict[str, Target] = {
                       _files("public/ethtool/*", "recorded/link_probe/*.txt")),
     "bonding": Target(parse_bonding, LinkRecord,
                       _files("public/bonding/*", "synthetic/link_state/*/*/proc/net/bonding/*")),
+    "smartctl_json": Target(parse_smartctl_json, DiskReading, _files("public/smartctl/*.json")),
+    "nvme_smart_log": Target(parse_nvme_smart_log, DiskReading,
+                             _files("synthetic/nvme_smart_log/*.json")),
+    "edac": Target(parse_edac, dict, _files("synthetic/edac/*.txt")),
+    "kmsg": Target((parse_kmsg, functools.partial(parse_kmsg, source="dmesg")), KmsgLine,
+                   _files("recorded/kmsg/*.txt")),
+    "health_probe": Target((parse_health_probe, functools.partial(parse_health_probe, since=0)),
+                           HealthRecord, _files("recorded/health_probe/*.txt")),
     "link_probe": Target(parse_link_probe, LinkRecord,
                          _files("recorded/link_probe/*.txt", "synthetic/link_probe/*.txt")),
+    "ethtool_ring": Target(parse_ethtool_ring, EthtoolRing, _files("public/ethtool/ethtool-g_*")),
+    "ethtool_features": Target(parse_ethtool_features, dict, _files("public/ethtool/ethtool-k_*")),
+    "chronyc_tracking": Target(parse_chronyc_tracking, ClockSync, _files("public/chrony/*")),
+    "timedatectl": Target(parse_timedatectl, ClockSync, _files("public/timedatectl/*")),
+    "kernel_cmdline": Target(parse_cmdline, dict, _files("public/procfs/cmdline*")),
+    "dmidecode_system": Target(parse_dmidecode_system, dict, _files("public/dmidecode/*")),
+    "settings_probe": Target(parse_settings_probe, SettingsProbe,
+                             _files("synthetic/settings_probe/*.txt")),
+    "settings_profile": Target(functools.partial(parse_profile, filename="fuzz.yaml"), Profile,
+                               _files("synthetic/settings_profile/*.yaml",
+                                      "../../src/stackprobe/profiles/*.yaml")),
+    "elbencho_table": Target(parse_elbencho_table, ElbenchoPhaseRecord,
+                             _files("public/elbencho/*.txt")),
+    "elbencho_csv": Target(parse_elbencho_csv, ElbenchoPhaseRecord,
+                           _files("public/elbencho/*csvfile*")),
+    "elbencho_livecsv": Target(parse_elbencho_livecsv, ElbenchoLiveRecord,
+                               _files("public/elbencho/*livecsv*")),
+    "vdbench_summary": Target(parse_vdbench_summary, VdbenchRecord,
+                              _files("public/vdbench/*summary*", "public/vdbench/*totals*")),
+    "vdbench_flatfile": Target(parse_vdbench_flatfile, VdbenchRecord,
+                               _files("public/vdbench/*flatfile*")),
+    "host_range": Target(parse_hostlist, HostsFile, _files("synthetic/host_ranges/*.txt")),
+    "host_sources": Target(tuple(functools.partial(f, filename="fuzz") for f in (
+        parse_file, parse_mpi_hostfile, parse_ansible_ini, parse_ansible_yaml)), HostsFile,
+        _files("synthetic/host_sources/*.ini", "synthetic/host_sources/*.yaml",
+               "synthetic/host_sources/*.hosts")),
+    "doctor_probe": Target((parse_doctor_probe, parse_clock), (HostProbe, float),
+                           _files("recorded/doctor_probe/*")),
+    "stress_ng_yaml": Target(parse_stress_ng_yaml, CpuRecord, _files("recorded/stress-ng/*.yaml")),
+    "sysbench_text": Target(parse_sysbench, SysbenchRecord, _files("recorded/sysbench/*")),
+    "iperf3_text": Target(parse_iperf3_text, NetRecord, _files("recorded/iperf3/*.txt")),
     "ingest": Target(_ingest, (IoRecord, NetRecord, IorRecord, MdtestRecord, Io500Record,
                                OsdBenchRecord, StreamRecord, HplRecord, HpccRecord, OsuRecord,
-                               PerftestRecord),
+                               PerftestRecord, ElbenchoPhaseRecord, ElbenchoLiveRecord,
+                               VdbenchRecord, SysbenchRecord, CpuRecord, MemBwRecord),
                      _files("recorded/fio-*.txt", "public/*/*", "recorded/iperf3/*",
+                            "recorded/sysbench/*", "recorded/stress-ng/*",
                             *CEPH_BENCH_SEEDS, shared=("*/*",))),
+    "ingest_step": Target(_ingest_step, (PlannedStep, str),
+                          _files("recorded/fio-3.33_normal+json_error_*.txt",
+                                 "recorded/fio-3.33_client_normal_*",
+                                 "recorded/ceph/rados-bench-*_4M_t16_3s*",
+                                 "recorded/ceph/rbd-bench-*_readwrite_*",
+                                 "recorded/iperf3/*_3s_2streams_reverse_*")),
 }
 SEEDS: dict[str, list[Seed]] = {name: seeds_from(t.seeds) for name, t in TARGETS.items()}
 

@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from stackprobe.lab import daemons
-from stackprobe.lab.bmc import BmcLab
+from bmclab import bmc_lab
 from stackprobe.verdict.codes import EXIT_CRITERIA_FAILED, EXIT_STEP_FAILED
 
 pytestmark = [pytest.mark.tools]
@@ -35,18 +34,9 @@ def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     d = tmp_path_factory.mktemp("bmc") / "lab"
-    up = _cli("lab", "bmc", "up", "--dir", str(d))
-    bmc = BmcLab(d)
-    try:
-        assert up.returncode == 0, up.stdout + up.stderr
-        assert f"hosts: {d / 'hosts.yaml'}" in up.stdout
-        yield bmc, bmc.state(), up.stdout
-    finally:
-        state = bmc.state()
-        down = _cli("lab", "bmc", "down", "--dir", str(d))
-        assert down.returncode == 0, down.stdout + down.stderr
-        assert state is None or not daemons.alive(daemons.Daemon(**state["daemon"]))
-        assert not d.exists()
+    with bmc_lab(d) as (bmc, state, printed):
+        assert f"hosts: {d / 'hosts.yaml'}" in printed
+        yield bmc, state, printed
 
 
 def _run(tmp: Path, hosts: list[dict], step: dict, env: dict | None = None):

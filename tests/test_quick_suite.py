@@ -44,6 +44,12 @@ def test_quick_suite_end_to_end(tmp_path):
                   "File create"):
         assert title in proc.stdout, title
     assert f"Results: {run_dir}" in proc.stdout
+    # 256 MiB per job: each fio step says a cache may hold it, and the run says it once
+    fio_steps = [s for s in results.steps if s.kind == "fio"]
+    for step in fio_steps:
+        assert any("of test data" in w and "cache" in w for w in step.warnings), step.id
+    said = [line for line in proc.stdout.splitlines() if "MiB of test data" in line]
+    assert 1 <= len(said) <= 2 and all(" steps (" in line for line in said), said  # by size
     shown = run_cli(["show"], cwd=tmp_path, check=0)
     assert "4M sequential write throughput" in shown.stdout
     _monitoring_on_every_step(results, run_dir)

@@ -17,6 +17,7 @@ from stackprobe import __version__
 from stackprobe.cli import (
     baseline_cmd,
     ceph_cmd,
+    check_cmd,
     compare_cmd,
     doctor_cmd,
     export_cmd,
@@ -28,6 +29,7 @@ from stackprobe.cli import (
     run_cmd,
     runs_cmd,
     show_cmd,
+    suites_cmd,
     verdict_cmd,
 )
 from stackprobe.errors import UserError
@@ -38,7 +40,7 @@ app = typer.Typer(
     name="stackprobe",
     help="Bottom-up performance and acceptance testing for storage clusters.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
 
@@ -54,9 +56,11 @@ app.command("runs")(runs_cmd.runs)
 app.command("history")(history_cmd.history)
 app.command("export")(export_cmd.export)
 app.command("verdict")(verdict_cmd.verdict)
+app.command("check")(check_cmd.check)
 app.add_typer(lab_cmd.lab_app, name="lab")
 app.add_typer(baseline_cmd.baseline_app, name="baseline")
 app.add_typer(ceph_cmd.ceph_app, name="ceph")
+app.add_typer(suites_cmd.suites_app, name="suites")
 
 
 @app.callback(invoke_without_command=True)
@@ -70,7 +74,7 @@ def _root(
 
 def main() -> None:
     try:
-        app()
+        app(prog_name="stackprobe")  # also under `python -m stackprobe`: usage, completion
     except UserError as exc:
         print(f"stackprobe: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)

@@ -74,12 +74,11 @@ def _markdown(records, kept) -> str:
 
 
 def _terminal(records, kept) -> None:
-    from rich.console import Console
-
+    from stackprobe.cli.console import make_console
     from stackprobe.kinds.ceph.ceph_review_view import counts_text, review_table
     from stackprobe.report.terminal import NARROW_COLUMNS, rich_table
 
-    console = Console()
+    console = make_console()
     table = review_table(records, kept["rules"])
     console.print(rich_table(table, narrow=console.width < NARROW_COLUMNS))
     console.print(counts_text(records, len(kept["rules"])))

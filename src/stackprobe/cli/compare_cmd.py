@@ -81,11 +81,10 @@ def _print_comparison(results: list, fmt: str, gates: list | None = None) -> Non
 
         print(to_compare_html(results), end="")
     else:
-        from rich.console import Console
-
+        from stackprobe.cli.console import make_console
         from stackprobe.report.compare_terminal import print_comparison
 
-        print_comparison(results, Console())
+        print_comparison(results, make_console())
 
 
 def _gate(runs: list[str], against: str, max_regression: str | None, junit: Path | None,

@@ -1,7 +1,7 @@
 """Terminal tables for `stackprobe ingest`: one per kind of record a file gave.
 
-fio and iperf3 records share the I/O table; IOR, mdtest and IO500 records each get a table
-in their own terms (IOR's max/mean bandwidth per access, mdtest's rate per operation,
+fio records get the I/O table, iperf3's (JSON or text) their own in Gbit/s; IOR, mdtest
+and IO500 records each get a table in their own terms (IOR's max/mean bandwidth per access, mdtest's rate per operation,
 IO500's phases with the reported and the recomputed score). STREAM, HPL and hpcc show their
 figures in the tools' own decimal units (MB/s, Gflops) beside each run's own check: a run
 whose check failed or is not in the file shows no figure, only why
@@ -16,8 +16,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from stackprobe.cli.ingest_peer_tables import print_peer_records
 from stackprobe.report.terminal import rich_table
 from stackprobe.schema.fabric_records import OsuRecord, PerftestRecord
 from stackprobe.schema.records import (
@@ -35,9 +37,12 @@ from stackprobe.units import fmt_bw, fmt_iops, fmt_ns
 
 
 def print_records(console: Console, path: Path, fmt: str, records: list) -> None:
-    io = [r for r in records if isinstance(r, (IoRecord, NetRecord))]
+    print_peer_records(console, f"{path} ({fmt})", records)
+    io = [r for r in records if isinstance(r, IoRecord)]
     if io:
         console.print(_io_table(f"{path} ({fmt})", io))
+    if net := [r for r in records if isinstance(r, NetRecord)]:
+        console.print(_net_table(escape(f"{path} ({fmt})"), net))
     ior = [r for r in records if isinstance(r, IorRecord)]
     if ior:
         console.print(_ior_table(f"{path} ({fmt})", ior))
@@ -67,15 +72,26 @@ def _io_table(title: str, records: list) -> Table:
     for col in ("Job", "Host", "Dir", "Bandwidth", "IOPS", "Mean lat", "p99 clat", "Error"):
         table.add_column(col)
     for rec in records:
-        if isinstance(rec, IoRecord):
-            for name, s in rec.directions() or [("-", rec.read)]:
-                table.add_row(rec.job, rec.host or "", name, fmt_bw(s.bw_bytes),
-                              fmt_iops(s.iops), fmt_ns(s.lat_ns.get("mean")),
-                              fmt_ns(s.clat_ns.get("p99")), str(rec.error or ""))
-        else:
-            bw = fmt_bw(rec.received_bps / 8) if rec.received_bps else "-"
-            table.add_row("iperf3", f"{rec.client} -> {rec.server}", "", bw, "", "", "",
-                          rec.error or "")
+        for name, s in rec.directions() or [("-", rec.read)]:
+            table.add_row(rec.job, rec.host or "", name, fmt_bw(s.bw_bytes),
+                          fmt_iops(s.iops), fmt_ns(s.lat_ns.get("mean")),
+                          fmt_ns(s.clat_ns.get("p99")), str(rec.error or ""))
+    return table
+
+
+def _net_table(title: str, records: list[NetRecord]) -> Table:
+    """iperf3 runs in its own units: Gbit/s (decimal, as iperf3 counts rates)."""
+    table = Table(title=title, header_style="bold")
+    for col in ("Client -> server", "Test", "Seconds", "Sent Gbit/s", "Received Gbit/s", "Retr",
+                "Error"):
+        table.add_column(col)
+    for r in records:
+        test = ", ".join(t for t in (r.protocol, f"{r.streams} streams" if r.streams else None,
+                                     "reverse" if r.reverse else None) if t)
+        table.add_row(escape(f"{r.client or '?'} -> {r.server or '?'}"), escape(test),
+                      "" if r.duration_s is None else f"{r.duration_s:g}",
+                      *("-" if v is None else f"{v / 1e9:.3f}" for v in (r.sent_bps, r.received_bps)),
+                      "" if r.retransmits is None else str(r.retransmits), escape(r.error or ""))
     return table
 
 

@@ -24,20 +24,28 @@ def resume(
     run: str = typer.Argument(..., help="Run directory or id to finish."),
     out: Path = options.OUT,
     no_monitor: bool = typer.Option(False, "--no-monitor", help="No resource sampling."),
+    no_health: bool = typer.Option(False, "--no-health", help="No health counters after the run."),
     strict: bool = STRICT,
+    ssh_user: str = options.SSH_USER,
+    ssh_port: int = options.SSH_PORT,
+    ssh_config: Path = options.SSH_CONFIG,
 ) -> None:
-    """Continue a run from its first step not completed; completed steps are kept."""
-    from rich.console import Console
-
+    """Continue a run from its first step not completed; completed steps are kept. The
+    run's --hosts are read again; --ssh-* are not kept with the run: give them again."""
+    from stackprobe.cli import hosts_arg
+    from stackprobe.cli.console import make_console
     from stackprobe.cli.judging import Judging
     from stackprobe.cli.progress import RunProgress
     from stackprobe.cli.run_cmd import finish
     from stackprobe.cli.show_cmd import resolve_run
     from stackprobe.engine.executor import DONE, RunSettings
     from stackprobe.engine.launch import CephOptions, launch
+    from stackprobe.engine.preflight import scratch_base
+    from stackprobe.engine.target import target_of
     from stackprobe.plan.expand import expand
+    from stackprobe.spec.target import DeviceTarget
     from stackprobe.store.rundir import load_results
-    from stackprobe.suite.loader import LoadedSuite, load_hosts, parse_suite
+    from stackprobe.suite.loader import LoadedSuite, parse_suite
     from stackprobe.transport.local import LocalTransport
     from stackprobe.verdict.bind import bind_criteria
 
@@ -52,17 +60,20 @@ def resume(
     suite = parse_suite(suite_text, str(suite_file))
     source = previous.run.suite_source
     base_dir = None if source.startswith("builtin:") else Path(source).parent
-    hosts = load_hosts(Path(previous.run.hosts_file)) if previous.run.hosts_file else None
-    plan = expand(suite, base_dir, hosts)
+    hosts = hosts_arg.load(previous.run.hosts_file,
+                           hosts_arg.SshOptions(ssh_user, ssh_port, ssh_config))
+    target = target_of(Path(previous.run.target))  # a device run is planned for its device
+    device = target if isinstance(target, DeviceTarget) else None
+    plan = expand(suite, base_dir, hosts, device)
     _same_steps(previous, plan, suite_file)
     settings = RunSettings(
         suite_name=suite.name, suite_source=source, suite_text=suite_text,
-        target_label=previous.run.target, monitor=not no_monitor,
+        target_label=previous.run.target, monitor=not no_monitor, health=not no_health,
         command_line=tuple(previous.run.command_line), hosts_file=previous.run.hosts_file,
     )
-    stopped = stop_leftovers(Path(previous.run.target) / f"stackprobe-{previous.run.id}")
+    stopped = stop_leftovers(scratch_base(target) / f"stackprobe-{previous.run.id}")
     conf = (previous.run.ceph or {}).get("conf")
-    console = Console()
+    console = make_console()
     console.print(f"resuming {previous.run.id}: {len(previous.steps) - len(left)} steps kept, "
                   f"{len(left)} to run (from {left[0]})"
                   + (f"; stopped {len(stopped)} process(es) the cut-short run left: "
@@ -107,14 +118,10 @@ def _running(pid: int) -> bool:
 
 def _refuse_live(previous) -> None:
     """The controller that wrote the run must be gone (its PID dead or another program)."""
-    pid = previous.run.pid
-    if previous.run.status != "running" or not pid or pid == os.getpid():
-        return
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return
-    if any(b"stackprobe" in part for part in cmdline):
+    from stackprobe.store.rundir import writing_pid
+
+    pid = writing_pid(previous.run)
+    if pid is not None:
         raise UserError(f"{previous.run.id}: still being run by process {pid}; stop it first "
                         "(Ctrl-C keeps every finished step) or wait for it")
 

@@ -36,15 +36,21 @@ def resolve_run(run: str | None, out: Path) -> Path:
 def show(
     run: str = typer.Argument(None, help="Run directory or id; default: the newest run."),
     out: Path = options.OUT,
+    as_json: bool = typer.Option(False, "--json", help="Print the run's report as JSON "
+                                 "(what `report --format json` writes)."),
 ) -> None:
     """Print a run's summary table."""
-    from rich.console import Console
-
+    from stackprobe.cli.console import make_console
     from stackprobe.report.terminal import print_summary
     from stackprobe.store.rundir import load_results
 
     path = resolve_run(run, out)
-    print_summary(load_results(path), Console(), str(path))
+    if as_json:
+        from stackprobe.report.render import to_json
+
+        print(to_json(load_results(path)), end="")
+        return
+    print_summary(load_results(path), make_console(), str(path))
 
 
 def report(

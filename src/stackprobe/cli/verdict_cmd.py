@@ -31,9 +31,9 @@ def verdict(
                         "still running)")
     v = results.verdict
     if fmt == "text":
-        from rich.console import Console
+        from stackprobe.cli.console import make_console
 
-        checklist.print_checklist(v, Console())
+        checklist.print_checklist(v, make_console())
     elif fmt == "md":
         print("\n".join(checklist.checklist_markdown(v)))
     else:

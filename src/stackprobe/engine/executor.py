@@ -24,6 +24,7 @@ from stackprobe.analysis.repeats import DEFAULT_NOISY_COV
 from stackprobe.analysis.stability import judge_records
 from stackprobe.analysis.step_summary import summarise_step
 from stackprobe.engine.ceph_watch import CephWatch
+from stackprobe.engine.health_watch import RunHealth
 from stackprobe.engine.per_node import combine_hosts
 from stackprobe.engine.step_monitor import StepMonitors, storage_targets
 from stackprobe.errors import UserError
@@ -60,6 +61,7 @@ class RunSettings:
     command_line: tuple[str, ...] = ()
     hosts_file: str | None = None  # --hosts, kept so `resume` can reach the same hosts
     monitor: bool = True  # sadc on every host of every step (--no-monitor: off)
+    health: bool = True  # health counters before and after the run (--no-health: off)
 
 
 def step_timeout(step: PlannedStep) -> float:
@@ -96,6 +98,7 @@ class Executor:
         self.ceph = ceph
         self.fleet = fleet
         self.ceph_error: str | None = None  # set once the cluster went HEALTH_ERR mid-run
+        self.health_watch: RunHealth | None = None  # the hosts' counters around the run
         self._link_speeds: dict[str, dict[str, float]] = {}  # host -> nic -> Mb/s
         self.stop_requested = False
         self.setup_failed = False
@@ -139,7 +142,7 @@ class Executor:
             else:
                 shutil.rmtree(self.run_dir.path / "steps" / pending.id, ignore_errors=True)
                 steps.append(pending)
-        self.results = RunResults(run=run, steps=steps)
+        self.results = RunResults(run=run, steps=steps, health=previous.health)
 
     def request_stop(self) -> None:
         """First Ctrl-C: stop the running tool gracefully, run no further step."""
@@ -158,7 +161,11 @@ class Executor:
         if not self.resuming:
             self.run_dir.write_suite(self.settings.suite_text)
         self._save()
+        if self.settings.health:
+            self.health_watch = RunHealth(self.run_dir, self.transport, self.fleet, self.plan)
         try:
+            if self.health_watch is not None:
+                self.health_watch.before(self.results)
             if self.ceph is not None:
                 self._setup_ceph()
             for i, step in enumerate(self.plan):
@@ -168,6 +175,10 @@ class Executor:
                 if result.status in DONE:  # kept from before a resume
                     continue
                 if step.on_ceph and self._cluster_broke(result):
+                    continue
+                if step.skip is not None:  # nothing here for it to measure (plan/expand.py)
+                    result.status, result.error = "skipped", step.skip
+                    self._save()
                     continue
                 self._run_step(step, result)
                 if result.status == "interrupted":
@@ -272,15 +283,18 @@ class Executor:
 
     def _context_maker(self, step: PlannedStep, host: HostHandle | None = None):
         """sub -> the StepContext of one run of the step, locally or on one host."""
+        live = getattr(self.progress, "live_sink", None)  # the display's live figures
+
         def make(sub: str | None) -> StepContext:
             if host is None:
                 return StepContext(step, self.transport, self.run_dir, self.target,
                                    step_timeout(step), ceph=self.ceph if step.on_ceph else None,
-                                   sub=sub, fleet=self.fleet if step.hosts else None)
+                                   sub=sub, fleet=self.fleet if step.hosts else None, live=live)
             where = host.name if sub is None else f"{host.name}/{sub}"
             return StepContext(step, host.transport, self.run_dir,
                                TargetInfo(root=Path(host.scratch), remote=True),
-                               step_timeout(step), sub=where, fleet=self.fleet, host=host.name)
+                               step_timeout(step), sub=where, fleet=self.fleet, host=host.name,
+                               live=live)
         return make
 
     def _run_per_node(self, step: PlannedStep) -> tuple[StepOutcome, list[CommandRecord]]:
@@ -350,6 +364,8 @@ class Executor:
             return StepOutcome("failed", error=f"{type(exc).__name__}: {exc} (see error.txt)")
 
     def _finish(self) -> None:
+        if self.health_watch is not None:
+            self.health_watch.after(self.results)
         for result in self.results.steps:
             if result.status in ("pending", "running"):
                 result.status = "skipped"

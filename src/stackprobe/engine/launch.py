@@ -17,8 +17,7 @@ from pathlib import Path
 
 from stackprobe.engine.executor import Executor, Progress, RunSettings
 from stackprobe.engine.preflight import (
-    check_space,
-    check_target,
+    check_target_of,
     check_tools,
     guard_targets,
     make_scratch,
@@ -26,6 +25,7 @@ from stackprobe.engine.preflight import (
     supports_direct_io,
 )
 from stackprobe.engine.step_monitor import storage_names
+from stackprobe.engine.target import target_of
 from stackprobe.engine.tools import by_name
 from stackprobe.errors import UserError
 from stackprobe.kinds.ceph.session import (
@@ -40,6 +40,7 @@ from stackprobe.schema.results import RunResults
 from stackprobe.spec.ceph import CephSettings
 from stackprobe.spec.hosts import HostsFile
 from stackprobe.spec.planned import PlannedStep
+from stackprobe.spec.target import DeviceTarget
 from stackprobe.store.rundir import RunDir, load_results, new_run_id
 from stackprobe.transport.base import Transport
 from stackprobe.transport.fleet import Fleet
@@ -69,11 +70,12 @@ def launch(
     """Run the plan; return its results and run directory. UserError before any load.
     `resume`: an existing run directory whose completed steps are kept (cli/resume_cmd.py)."""
     _check_hosts_given(plan, hosts)
-    here = [s for s in plan if not s.hosts]
+    runs = [s for s in plan if s.skip is None]  # a step skipped by the plan needs nothing
+    here = [s for s in runs if not s.hosts]
     needed = check_tools(transport, required_tools(here) + required_tools(  # fleets' drivers
-        [s for s in plan if s.hosts], controller=True))
-    check_target(target_base)
-    check_space(target_base, here)
+        [s for s in runs if s.hosts], controller=True))
+    target = target_of(target_base)  # a directory, or a raw block device
+    scratch_base = check_target_of(target, here)
     tools = by_name()
     versions = {name: v for name in needed if (v := tool_version(transport, tools[name]))}
     previous = load_results(resume) if resume is not None else None
@@ -88,12 +90,12 @@ def launch(
             fleet.close()
         raise
     if previous is not None:  # the cut-short run's test files: ours by name, never reused
-        shutil.rmtree(target_base / f"stackprobe-{run_id}", ignore_errors=True)
-    scratch = make_scratch(target_base, run_id)
+        shutil.rmtree(scratch_base / f"stackprobe-{run_id}", ignore_errors=True)
+    scratch = make_scratch(scratch_base, run_id)
     run_dir: RunDir | None = None
     executor: Executor | None = None
     try:
-        direct = supports_direct_io(scratch)
+        direct = isinstance(target, DeviceTarget) or supports_direct_io(scratch)
         if not direct:
             warnings.append(f"{target_base}: O_DIRECT not supported; fio ran with direct=0")
         run_dir = RunDir(resume) if resume is not None else RunDir.create(out_dir, run_id)

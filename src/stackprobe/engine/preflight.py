@@ -1,5 +1,6 @@
-"""Checks made before any load: tools present, target writable, enough free space, and
-no write to a device or outside the run's directory unless allowed (the target guard).
+"""Checks made before any load: tools present, target writable (a directory) or readable
+(a raw block device), enough free space, and no write to a device or outside the run's
+directory unless allowed (the target guard).
 
 Each failure is a UserError saying what is wrong and what to do, so a run never dies
 ten minutes in for a reason that was knowable at the start. What each step needs comes
@@ -12,16 +13,18 @@ import errno
 import mmap
 import os
 import shutil
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from stackprobe.engine.tools import apt_line
+from stackprobe.engine.tools import apt_line, unmet
 from stackprobe.errors import UserError
 from stackprobe.kinds import registry
 from stackprobe.safety.guard import check_targets
 from stackprobe.safety.job_paths import JobFileError, Use
 from stackprobe.spec.hosts import HostsFile
 from stackprobe.spec.planned import PlannedStep
+from stackprobe.spec.target import DeviceTarget, DirTarget, Target
 from stackprobe.spec.tools import AnyOf, Need
 from stackprobe.transport.base import Transport
 from stackprobe.transport.tools import has_tool
@@ -45,17 +48,11 @@ def required_tools(plan: Sequence[PlannedStep], controller: bool = False) -> lis
 def check_tools(transport: Transport, needs: Sequence[Need]) -> list[str]:
     """The tools to record versions of (every one needed, and every one of an AnyOf);
     UserError naming the apt-get line when some are missing."""
-    missing: list[str] = []
     names: list[str] = []
     for need in needs:
-        if isinstance(need, AnyOf):
-            names += [n for n in need.names if n not in names]
-            if not any(has_tool(transport, n) for n in need.names):
-                missing.append(need.names[0])
-        else:
-            names += [need] if need not in names else []
-            if not has_tool(transport, need):
-                missing.append(need)
+        names += [n for n in (need.names if isinstance(need, AnyOf) else (need,))
+                  if n not in names]
+    missing = unmet(needs, lambda name: has_tool(transport, name))
     if missing:
         raise UserError(f"{', '.join(missing)} not installed: run `{apt_line(missing)}`")
     return names
@@ -106,6 +103,37 @@ def check_space(base: Path, plan: Sequence[PlannedStep]) -> None:
             f"target {base}: needs {fmt_bytes(need_total)} free for the planned test files "
             f"(largest step {step.id}: {fmt_bytes(need)}), has {fmt_bytes(free)} free"
         )
+
+
+def check_target_of(target: Target, plan: Sequence[PlannedStep]) -> Path:
+    """The target's checks before any load; returns where the run's scratch directory goes:
+    in the target directory, or — a device holding no files — in the system's temporary
+    directory (job files and fio's logs only; the device itself is the target guard's)."""
+    if isinstance(target, DirTarget):
+        check_target(target.path)
+        check_space(target.path, plan)
+    else:
+        check_device(target, plan)
+    return scratch_base(target)
+
+
+def scratch_base(target: Target) -> Path:
+    """Where a run's scratch directory goes: in the target directory, or for a device (it
+    holds no files) in the system's temporary directory."""
+    return target.path if isinstance(target, DirTarget) else Path(tempfile.gettempdir())
+
+
+def check_device(device: DeviceTarget, plan: Sequence[PlannedStep]) -> None:
+    """The device can be read here, and the plan was made for it (every step that would use
+    the target addresses the device or is skipped: plan/expand.py's `device`)."""
+    if not os.access(device.path, os.R_OK):
+        raise UserError(f"target {device.path}: permission denied (a raw device is opened by "
+                        "root or the disk group)")
+    for step in plan:
+        if step.skip is None and not step.hosts and step.device != device \
+                and registry.kind(step.kind).on_device(step.spec, device) is not None:
+            raise UserError(f"target {device.path}: step {step.id} was planned for a directory, "
+                            "not this device")
 
 
 def check_target(base: Path) -> None:

@@ -7,12 +7,13 @@ minutes in.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from functools import cache
 
 from stackprobe.kinds import registry
 from stackprobe.monitor.sampler import SYSSTAT
 from stackprobe.safety.guard import PROBE_TOOLS
-from stackprobe.spec.tools import Tool
+from stackprobe.spec.tools import AnyOf, Need, Tool
 from stackprobe.transport.fleet import SS
 
 PLATFORM_TOOLS: tuple[Tool, ...] = (SYSSTAT, SS, *PROBE_TOOLS)
@@ -31,7 +32,19 @@ def by_name() -> dict[str, Tool]:
     return {t.name: t for t in all_tools()}
 
 
-def apt_line(names: list[str]) -> str:
-    tools = by_name()
-    packages = sorted({tools[n].package for n in names if n in tools})
+def apt_line(names: list[str], tools: Iterable[Tool] | None = None) -> str:
+    """The apt-get line installing the tools `names` (found among `tools`, else all)."""
+    known = {t.name: t for t in tools} if tools is not None else by_name()
+    packages = sorted({known[n].package for n in names if n in known})
     return "apt-get install -y " + " ".join(packages)
+
+
+def unmet(needs: Iterable[Need], present: Callable[[str], bool]) -> list[str]:
+    """The needs `present` does not meet, once each: a tool, or an AnyOf none of whose
+    tools is there (named by its first)."""
+    out: list[str] = []
+    for need in needs:
+        names = need.names if isinstance(need, AnyOf) else (need,)
+        if not any(present(n) for n in names) and names[0] not in out:
+            out.append(names[0])
+    return out

@@ -10,6 +10,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from stackprobe.ingest.host_detect import LOOKED_FOR as HOST_TOOLS
+from stackprobe.ingest.host_detect import host_format
+from stackprobe.ingest.peer_detect import LOOKED_FOR, peer_format
 from stackprobe.parsers.ceph.bench_files import (
     ingest_osd_bench,
     ingest_rados_bench,
@@ -52,6 +55,9 @@ def detect(text: str) -> Format:
         return Format("iperf3 json", _iperf3)
     if any("jobs" in d or "client_stats" in d for d in docs):
         return Format("fio json", parse_fio_json)
+    peer = peer_format(text) or host_format(text)
+    if peer is not None:
+        return Format(*peer)
     ceph = _ceph_format(text)
     if ceph is not None:
         return ceph
@@ -69,7 +75,8 @@ def detect(text: str) -> Format:
     raise ValueError(
         "unknown format (looked for fio json/json+/terse/normal output, iperf3 -J, IOR and "
         "mdtest output, IO500 result files, rados bench, rbd bench and ceph tell osd bench "
-        "output, STREAM, HPL.out and hpcc's hpccoutf.txt, OSU Micro-Benchmarks and perftest output)"
+        "output, STREAM, HPL.out and hpcc's hpccoutf.txt, OSU Micro-Benchmarks and perftest output, "
+        f"{LOOKED_FOR}, {HOST_TOOLS})"
     )
 
 

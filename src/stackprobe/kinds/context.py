@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from stackprobe.analysis.live_figures import LiveSink
 from stackprobe.schema.records import Record
 from stackprobe.schema.results import CommandRecord
 from stackprobe.spec.planned import PlannedStep
@@ -72,13 +73,14 @@ class StepContext:
     host: str | None = None  # the host this context runs on (per-node steps), None: locally
     # servers the step started (iperf3 -s, fio --server): cleanup stops them by PID
     started: list = field(default_factory=list)
+    live: LiveSink | None = None  # the run's display of live figures (kinds/live.py), if any
 
     def child(self, sub: str) -> StepContext:
         """A context for one part of the step (an slo probe): its own sub-directory, the
         step's command list."""
         return StepContext(self.step, self.transport, self.run_dir, self.target,
                            self.timeout_s, ceph=self.ceph, sub=sub, commands=self.commands,
-                           fleet=self.fleet, host=self.host)
+                           fleet=self.fleet, host=self.host, live=self.live)
 
     @property
     def on_cephfs(self) -> bool:

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from stackprobe.schema.results import StepResult
     from stackprobe.spec.hosts import HostsFile
     from stackprobe.spec.planned import PlannedStep
+    from stackprobe.spec.target import DeviceTarget
     from stackprobe.tables.text_table import TextTable
 
 
@@ -61,6 +62,7 @@ class Kind:
     tools: ClassVar[tuple[Tool, ...]] = ()  # every tool it may drive (doctor, packages)
     records: ClassVar[tuple[type, ...]] = ()  # the record types it produces
     prelude_of: ClassVar[str | None] = None  # recorded before the first step of this session
+    files_on_target: ClassVar[bool] = False  # lays out files in the --target directory
     # findings of its own a suite's `criteria:` may name ('no flagged link'; kinds/checks.py)
     checks: ClassVar[tuple[Check, ...]] = ()
     # --- how compare pairs its steps (report/compare.py)
@@ -119,6 +121,14 @@ class Kind:
         """Of those, the bytes on the run's target directory (the free-space check); a
         step on Ceph lays its data out in the cluster."""
         return 0 if self.ceph(spec) is not None else self.data_bytes(spec)
+
+    def on_device(self, spec: StepSpec, device: DeviceTarget) -> StepSpec | str | None:
+        """The step when --target is a raw block device: its spec addressing the device
+        (data bounded by its size), why it cannot run there (the plan skips it, saying
+        so), or None when it does not use the target and runs as it is."""
+        if self.files_on_target and self.ceph(spec) is None:
+            return "works on files in a directory: give --target a directory for it"
+        return None
 
     def needs(self, spec: StepSpec) -> tuple[Need, ...]:
         """Tools needed where the step runs (this machine, or each of its hosts)."""

@@ -48,6 +48,8 @@ def networks(addresses: list[str], given: str | None) -> str:
 def rsh_args(ssh) -> str:
     """ssh's options for Open MPI's launcher, from the hosts' settings."""
     args = ["-o", "BatchMode=yes", "-o", "LogLevel=ERROR"]
+    if ssh.config:  # the ssh config stackprobe's own connections read (--ssh-config)
+        args += ["-F", ssh.config]
     if ssh.port:
         args += ["-p", str(ssh.port)]
     if ssh.user:
@@ -64,7 +66,9 @@ def rsh_args(ssh) -> str:
 def same_ssh(fleet: Fleet, handles: list[HostHandle], kind: str) -> None:
     """MpiLaunchError unless the hosts share their ssh settings (mpirun gives every host the
     same); checked before anything runs."""
-    settings = {fleet.hosts_file.ssh_for(h.host).model_dump_json() for h in handles}
+    # each host's own ssh destination (its name, for the ssh config) is not an option of ssh
+    settings = {fleet.hosts_file.ssh_for(h.host).model_dump_json(exclude={"destination"})
+                for h in handles}
     if len(settings) > 1:
         raise MpiLaunchError(f"{kind}: the hosts' ssh settings differ; mpirun gives every "
                              "host the same ssh options")

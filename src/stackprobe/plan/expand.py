@@ -18,22 +18,32 @@ from stackprobe.errors import UserError
 from stackprobe.kinds import registry
 from stackprobe.kinds.contract import HostMode, Kind
 from stackprobe.kinds.fio.params import FioParams
-from stackprobe.spec.hosts import HostsFile
+from stackprobe.spec.hosts import HostsFile, Reach
 from stackprobe.spec.planned import PlannedStep, RepeatPlan
 from stackprobe.spec.steps import StepSpec, slug
+from stackprobe.spec.target import DeviceTarget
 from stackprobe.suite.models import Suite
 
 
 def expand(suite: Suite, base_dir: Path | None = None,
-           hosts: HostsFile | None = None) -> list[PlannedStep]:
+           hosts: HostsFile | None = None, device: DeviceTarget | None = None
+           ) -> list[PlannedStep]:
     """Concrete steps of `suite`; relative job_file paths resolve against base_dir; `hosts:`
-    selectors resolve against the hosts file (kept as written when there is none: `plan`)."""
+    selectors resolve against the hosts file (kept as written when there is none: `plan`);
+    with `device` (--target DEVICE) the steps here address it or are skipped (on_device)."""
     planned: list[PlannedStep] = []
     for n, spec in enumerate(suite.steps, start=1):
         kind = registry.kind(spec.kind)
-        chosen = _resolve_hosts(kind, spec, hosts, n)
+        chosen, skip = _resolve_hosts(kind, spec, hosts, n)
         for concrete, swept in kind.expand(spec, suite.defaults, base_dir):
-            planned.append(_planned(kind, spec, concrete, swept, len(planned) + 1, n, chosen))
+            placed = kind.on_device(concrete, device) if device and not chosen else None
+            addresses = isinstance(placed, StepSpec)  # its data bounded by the device
+            why = skip or (placed if isinstance(placed, str) else None)
+            step = _planned(kind, spec, placed if addresses else concrete, swept,
+                            len(planned) + 1, n, chosen)
+            if device is not None and not chosen:  # a device has no free space to check
+                step = replace(step, space_bytes=0, device=device if addresses else None)
+            planned.append(replace(step, skip=why, estimate_s=0.0) if why else step)
     planned = _with_preludes(planned)
     _make_unique(planned)
     return planned
@@ -81,21 +91,28 @@ def _estimated(kind: Kind, step: PlannedStep) -> PlannedStep:
                    space_bytes=kind.local_bytes(step.spec))
 
 
-def _resolve_hosts(kind: Kind, spec: StepSpec, hosts: HostsFile | None, n: int) -> tuple[str, ...]:
+def _resolve_hosts(kind: Kind, spec: StepSpec, hosts: HostsFile | None, n: int
+                   ) -> tuple[tuple[str, ...], str | None]:
+    """The step's host names, and why it is skipped when it is: `hosts: all` of a kind that
+    reaches what not every hosts file has (a BMC) finds none -- a suite written for every
+    cluster (cluster-acceptance, check) then says so instead of refusing to run."""
     if spec.hosts is None:
-        return ()
+        return (), None
     if kind.hosts is HostMode.CONTROLLER:
         on_hosts = [k.name for k in registry.kinds() if k.hosts is not HostMode.CONTROLLER]
         raise UserError(f"step {n} ({spec.kind}): this kind does not run on hosts "
                         f"(those that do: {', '.join(on_hosts)})")
     selector = spec.hosts if isinstance(spec.hosts, list) else [spec.hosts]
     if hosts is None:
-        return tuple(selector)
+        return tuple(selector), None
+    if selector == ["all"] and kind.reach is not Reach.SHELL and \
+            not any(h.reach is kind.reach for h in hosts.hosts):
+        return (), f"no {kind.reach.words} in the hosts file"
     try:
         chosen = tuple(h.name for h in hosts.select(spec.hosts, kind.reach))
     except ValueError as exc:
         raise UserError(f"step {n} ({spec.kind}): hosts: {exc}") from None
-    return chosen
+    return chosen, None
 
 
 def _repeat_plan(spec) -> RepeatPlan | None:

@@ -11,6 +11,7 @@ import io
 import json
 
 from stackprobe.report.checklist import checklist_markdown
+from stackprobe.report.health_tables import health_tables
 from stackprobe.report.host_tables import host_tables
 from stackprobe.report.inventory_lines import ceph_lines, inventory_lines
 from stackprobe.report.kind_tables import kind_tables
@@ -75,7 +76,7 @@ def extra_tables(results: RunResults) -> list[TextTable]:
     ladder = ladder_table(results)
     return ([ladder] if ladder else []) + host_tables(results) + role_tables(results) + \
         osd_tables(results) + kind_tables(results) + slo_tables(results) + \
-        sweep_tables(results) + io500_tables(results)
+        sweep_tables(results) + io500_tables(results) + health_tables(results)
 
 
 def inventories(results: RunResults) -> list[InventoryRecord]:
@@ -97,8 +98,14 @@ def warnings_of(results: RunResults) -> list[str]:
     out = list(results.run.warnings)
     for inv in inventories(results):
         out.extend(inv.flags)
+    said: dict[str, list[str]] = {}  # a warning several steps share is said once
     for step in results.steps:
-        out.extend(f"{step.id}: {w}" for w in step.warnings)
+        for w in step.warnings:
+            said.setdefault(w, []).append(step.id)
+    for w, ids in said.items():
+        where = ids[0] if len(ids) == 1 else \
+            ", ".join(ids) if len(ids) <= 3 else f"{len(ids)} steps ({ids[0]} to {ids[-1]})"
+        out.append(f"{where}: {w}")
     return out
 
 
@@ -143,8 +150,9 @@ def to_markdown(results: RunResults) -> str:
             lines.append("| " + " | ".join(cells) + " |")
     for table in extra_tables(results):
         lines += ["", f"## {table.title}", ""]
-        lines.append("| " + " | ".join(table.headers) + " |")
-        lines.append("|" + "---|" * len(table.headers))
+        if table.rows:  # a table with nothing in it is its title and notes
+            lines.append("| " + " | ".join(table.headers) + " |")
+            lines.append("|" + "---|" * len(table.headers))
         lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in table.rows]
         lines += [f"\n_{n}_" for n in table.notes]
     limits = limits_of(results)

@@ -74,9 +74,11 @@ def print_summary(results: RunResults, console: Console, run_path: str | None = 
             style = "yellow" if row.noisy else _STATUS_STYLE.get(row.status, "white")
             cells[-1] = f"[{style}]{cells[-1]}[/]"
             table.add_row(*(cells[i] for i in keep))
-    console.print(table)
+    if rows:  # a run of checks alone (settings, BMCs, health) has tables, not figures
+        console.print(table)
     for extra in extra_tables(results):
-        console.print(rich_table(extra, narrow))
+        # nothing found (no drift, no counter moved): the title and what the notes say
+        console.print(rich_table(extra, narrow) if extra.rows else f"[bold]{extra.title}[/]")
         for note in extra.notes:
             console.print(f"  {note}")
     for x in limits_of(results):

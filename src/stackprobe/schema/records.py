@@ -37,9 +37,17 @@ from pydantic import BaseModel, Field
 
 from stackprobe.schema.bmc_records import BmcRecord
 from stackprobe.schema.fabric_records import MpiPairRecord, OsuRecord, PerftestRecord
+from stackprobe.schema.health_records import HealthRecord
 from stackprobe.schema.hpc_records import HpccRecord, HplRecord, StreamRecord
 from stackprobe.schema.link_records import LinkRecord
+from stackprobe.schema.peer_records import (
+    ElbenchoLiveRecord,
+    ElbenchoPhaseRecord,
+    SysbenchRecord,
+    VdbenchRecord,
+)
 from stackprobe.schema.record_base import MODEL, RecordBase
+from stackprobe.schema.settings_records import SettingsRecord
 from stackprobe.schema.soak_records import NicCountersRecord, SoakPairRecord
 
 
@@ -422,6 +430,7 @@ Record = Annotated[
           CephInventoryRecord, SloRecord, CpuRecord, PingRecord, IorRecord, MdtestRecord,
           Io500Record, CephReviewRecord, StreamRecord, HplRecord, HpccRecord, OsuRecord,
           PerftestRecord, MpiPairRecord, SoakPairRecord, NicCountersRecord, BmcRecord,
-          LinkRecord],
+          LinkRecord, HealthRecord, SettingsRecord, ElbenchoPhaseRecord, ElbenchoLiveRecord,
+          VdbenchRecord, SysbenchRecord],
     Field(discriminator="type"),
 ]

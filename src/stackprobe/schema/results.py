@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from stackprobe.schema.health_records import HealthWatch
 from stackprobe.schema.records import Record
 from stackprobe.schema.verdict import Verdict
 from stackprobe.schema.version import SCHEMA_VERSION
@@ -143,13 +144,16 @@ class RunInfo(_Model):
     command_line: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     hosts: list[dict[str, Any]] = Field(default_factory=list)  # --hosts: name, address, roles
-    hosts_file: str | None = None  # the --hosts file, for `resume`
+    hosts_file: str | None = None  # --hosts: a file (absolute path) or a host list, for `resume`
     pid: int | None = None  # the controller process while it runs (resume refuses a live one)
     resumed: list[str] = Field(default_factory=list)  # UTC times the run was resumed
     # the Ceph cluster and pool the run loaded: conf, client, pool, pool_created
     ceph: dict[str, Any] | None = None
     # run-level commands (Ceph pool/image/mount setup and teardown), kept in steps/ceph-session/
     commands: list[CommandRecord] = Field(default_factory=list)
+    # `stackprobe ingest --new/--into`: each file given, {source, format, step, copy} when it
+    # became a step, {source, refused} when not; empty for what stackprobe measured itself
+    ingested: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class RunResults(_Model):
@@ -157,3 +161,5 @@ class RunResults(_Model):
     run: RunInfo
     steps: list[StepResult]
     verdict: Verdict | None = None  # the checklist the run ended in (schema/verdict.py)
+    # health counters before/after the run and what changed (engine/health_watch.py)
+    health: HealthWatch | None = None

@@ -4,6 +4,7 @@
       user: root
       identity: ~/.ssh/id_ed25519
       known_hosts: ~/.ssh/known_hosts   # or "none": accept any host key (labs only)
+      config: ~/.ssh/config             # the OpenSSH client config read (the default; "none")
     hosts:
       - name: node1
         address: 192.0.2.11
@@ -75,6 +76,10 @@ class SshSettings(_Strict):
     port: int | None = Field(default=None, ge=1, le=65535)
     identity: str | None = None
     known_hosts: str | None = None  # a file, or "none"
+    config: str | None = None  # OpenSSH client config; unset: ~/.ssh/config when there
+    # what ssh is given (the name the config's Host blocks match) when the address is the
+    # config's HostName for it; unset: the address (cli/hosts_arg.py sets it)
+    destination: str | None = None
     connect_timeout: float | None = Field(default=None, gt=0)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from stackprobe.spec.ceph import CephNeeds
 from stackprobe.spec.hosts import HostMode
 from stackprobe.spec.steps import StepSpec
+from stackprobe.spec.target import DeviceTarget
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,12 @@ class PlannedStep:
     host_mode: HostMode = HostMode.CONTROLLER  # how its kind meets hosts
     ceph: CephNeeds | None = None  # what it needs of the run's Ceph session; None: no Ceph
     suite_step: int = 0  # the suite step (1-based) it came from: where its criteria were written
+    # why it will not run although the suite asks for it: `hosts: all` of a kind that reaches
+    # a management controller, and the hosts file has none (recorded as skipped, saying why)
+    skip: str | None = None
+    # the raw block device its jobs address (--target DEVICE; spec/target.py); None: files
+    # in the run's scratch directory, or a step that does not use the target
+    device: DeviceTarget | None = None
 
     @property
     def on_ceph(self) -> bool:

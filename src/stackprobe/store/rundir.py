@@ -26,7 +26,7 @@ from typing import IO
 from stackprobe import redact
 from stackprobe.errors import UserError
 from stackprobe.redact import Redactor
-from stackprobe.schema.results import RunResults, StepResult
+from stackprobe.schema.results import RunInfo, RunResults, StepResult
 from stackprobe.transport.base import CommandResult
 
 RESULTS_FILE = "results.json"
@@ -245,3 +245,17 @@ def load_results(run_path: Path) -> RunResults:
     except ValueError as exc:
         first = str(exc).splitlines()
         raise UserError(f"{f}: not a stackprobe results file: {first[1] if len(first) > 1 else exc}") from None
+
+
+def writing_pid(run: RunInfo) -> int | None:
+    """The PID of the stackprobe process still writing this run (`resume` and `ingest
+    --into` leave such a run alone), or None: the run has ended, or its PID is gone or
+    now another program's."""
+    pid = run.pid
+    if run.status != "running" or not pid or pid == os.getpid():
+        return None
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return None
+    return pid if any(b"stackprobe" in part for part in cmdline) else None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -22,10 +23,20 @@ from pydantic import ValidationError
 
 from stackprobe.errors import UserError
 from stackprobe.spec.hosts import HostsFile
+from stackprobe.suite.job_file_suite import is_job_file, job_file_suite_text
 from stackprobe.suite.models import Suite
+from stackprobe.suite.overrides import (
+    DataPath,
+    apply_overrides,
+    effective_text,
+    override_for,
+    parse_override,
+    path_text,
+)
 from stackprobe.suite.yaml_lines import YamlSyntaxError, line_for, load_with_lines
 
 DEFAULT_SUITE = "quick"
+SUITE_SHAPE = "a suite is a mapping with 'name' and 'steps'"
 # Limits far above any real suite or hosts file (a few kB, a few hundred values, 6 levels).
 # Reading YAML takes about 10 µs a value: these keep any file to a second or two.
 MAX_BYTES = 256 * 1024
@@ -51,38 +62,52 @@ def builtin_names() -> list[str]:
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))
 
 
-def load_suite(ref: str | None) -> LoadedSuite:
-    """Load a built-in suite by name, or a suite file by path."""
+def load_suite(ref: str | None, sets: Sequence[str] = ()) -> LoadedSuite:
+    """Load a built-in suite by name, a suite file, or a fio job file (a one-step suite,
+    job_file_suite.py), changed by `--set` values (overrides.py)."""
     ref = ref or DEFAULT_SUITE
     path = Path(ref)
     if path.suffix in (".yaml", ".yml") or path.exists():
         if not path.is_file():
             raise SuiteError(f"{ref}: no such suite file")
-        text = _read(path, "suite file")
-        return LoadedSuite(parse_suite(text, str(path)), str(path), text, path.parent.resolve())
+        text = read_text_file(path, "suite file")
+        if is_job_file(path, text):
+            text = job_file_suite_text(path)
+        return _loaded(text, str(path), str(path), path.parent.resolve(), sets)
     if ref in builtin_names():
         text = (resources.files("stackprobe.suite") / "builtin" / f"{ref}.yaml").read_text(
             encoding="utf-8"
         )
-        return LoadedSuite(parse_suite(text, f"{ref}.yaml"), f"builtin:{ref}", text, None)
+        return _loaded(text, f"{ref}.yaml", f"builtin:{ref}", None, sets)
     raise SuiteError(
         f"{ref}: not a suite file and not a built-in suite ({', '.join(builtin_names())})"
     )
 
 
+def _loaded(text: str, filename: str, source: str, base_dir: Path | None,
+            sets: Sequence[str]) -> LoadedSuite:
+    if not sets:
+        return LoadedSuite(parse_suite(text, filename), source, text, base_dir)
+    overrides = [parse_override(s) for s in sets]
+    data, lines = read_data(text, filename, SUITE_SHAPE)
+    changed = apply_overrides(data, overrides)
+    suite = validate_data(data, lines, filename, Suite, changed)
+    return LoadedSuite(suite, source, effective_text(data, source, overrides), base_dir)
+
+
 def parse_suite(text: str, filename: str) -> Suite:
     """Validate suite YAML text; errors name `filename`, the line and the field."""
-    return parse_model(text, filename, Suite, "a suite is a mapping with 'name' and 'steps'")
+    return parse_model(text, filename, Suite, SUITE_SHAPE)
 
 
 def load_hosts(path: str | Path) -> HostsFile:
     """A hosts.yaml file, validated; errors name the file, line and field."""
     p = Path(path)
-    text = _read(p, "hosts file")
+    text = read_text_file(p, "hosts file")
     return parse_model(text, str(p), HostsFile, "a hosts file is a mapping with 'hosts'")
 
 
-def _read(path: Path, what: str) -> str:
+def read_text_file(path: Path, what: str) -> str:
     """The file's text; unreadable or not UTF-8 (a binary file) is a SuiteError."""
     try:
         data = path.read_bytes()
@@ -98,6 +123,12 @@ def _read(path: Path, what: str) -> str:
 
 def parse_model(text: str, filename: str, model, shape: str):
     """YAML text validated by a pydantic model; any problem is one SuiteError line."""
+    data, lines = read_data(text, filename, shape)
+    return validate_data(data, lines, filename, model)
+
+
+def read_data(text: str, filename: str, shape: str) -> tuple[dict, dict]:
+    """The YAML's mapping and the line of every value in it, refused as parse_model does."""
     _check_size(text, filename)
     try:
         data, lines = load_with_lines(text)
@@ -113,6 +144,12 @@ def parse_model(text: str, filename: str, model, shape: str):
                          f"{_first_line(str(exc))}") from None
     if not isinstance(data, dict):
         raise SuiteError(f"{filename}:1: {shape}")
+    return data, lines
+
+
+def validate_data(data: dict, lines: dict, filename: str, model,
+                  changed: dict[DataPath, str] | None = None):
+    """`data` validated by `model`; an error at a value a --set gave names the --set."""
     # .inf, .nan, 10**400: no count, size or time is one. Checked in the YAML (a validator
     # would overflow on 10**400) and in the result ('1e999' is a YAML string, a float to pydantic).
     _refuse_out_of_range(data, data, lines, filename)
@@ -128,7 +165,9 @@ def parse_model(text: str, filename: str, model, shape: str):
         others = {_field_name(tuple(e["loc"]), data, e["type"]) for e in errors}
         others = {f for f in others if not (f.startswith(field) or field.startswith(f))}
         more = f" (and {len(others)} more field{'s' if len(others) > 1 else ''})" if others else ""
-        raise SuiteError(f"{filename}:{line}: {field}: {message}{more}") from None
+        given = override_for(_data_path(loc, data, err["type"]), changed or {})
+        where = f"{filename}: --set {given}" if given else f"{filename}:{line}"
+        raise SuiteError(f"{where}: {field}: {message}{more}") from None
     except ArithmeticError:  # a validator's float overflowed: units.py on '1000…000G'
         path = next((p for p, v in _scalars(data) if _LONG_NUMBER.search(str(v))), ())
         raise SuiteError(f"{filename}:{line_for(lines, path) or 1}: "
@@ -254,22 +293,25 @@ def _usefulness(err: dict) -> tuple[int, int]:
     return (1 if mismatch else 0, -len(err["loc"]))
 
 
-def _field_name(loc: tuple, data: dict, error_type: str) -> str:
-    """'steps[3].iodepth' from pydantic's ('steps', 3, 'fio', 'iodepth', 'int').
-
-    Elements absent from the data are pydantic's union tags and are left out, except a
-    final key that is missing or not allowed, which is the field the user must fix.
-    """
-    out = ""
+def _data_path(loc: tuple, data: dict, error_type: str) -> DataPath:
+    """The part of pydantic's location that is in the data: ('steps', 3, 'iodepth') from
+    ('steps', 3, 'fio', 'iodepth', 'int'). Elements absent from the data are pydantic's
+    union tags and are left out, except a final key that is missing or not allowed, which
+    is the field the user must fix."""
+    out: list = []
     node: object = data
     for n, element in enumerate(loc):
         last = n == len(loc) - 1
         if isinstance(element, int) and isinstance(node, list) and element < len(node):
-            out += f"[{element}]"
             node = node[element]
         elif isinstance(node, dict) and element in node:
-            out += f".{element}" if out else str(element)
             node = node[element]
-        elif last and error_type in ("missing", "extra_forbidden"):
-            out += f".{element}" if out else str(element)
-    return out or "top level"
+        elif not (last and error_type in ("missing", "extra_forbidden")):
+            continue
+        out.append(element)
+    return tuple(out)
+
+
+def _field_name(loc: tuple, data: dict, error_type: str) -> str:
+    """'steps[3].iodepth' from pydantic's ('steps', 3, 'fio', 'iodepth', 'int')."""
+    return path_text(_data_path(loc, data, error_type)) or "top level"

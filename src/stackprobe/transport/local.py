@@ -97,7 +97,8 @@ class LocalTransport:
     def _stream(self, proc: subprocess.Popen, timeout: float | None,
                 on_stdout: Callable[[str], bool]):
         """Read both pipes as output arrives; when on_stdout returns True, SIGINT the
-        command once (fio then ends its job and reports, as on Ctrl-C)."""
+        command once (fio then ends its job and reports, as on Ctrl-C). A timeout ends it
+        as _wait does: SIGTERM, then SIGKILL after the grace period."""
         decoders = {"out": codecs.getincrementaldecoder("utf-8")(errors="replace"),
                     "err": codecs.getincrementaldecoder("utf-8")(errors="replace")}
         chunks: dict[str, list[str]] = {"out": [], "err": []}
@@ -109,9 +110,10 @@ class LocalTransport:
             while sel.get_map():
                 wait = 1.0 if deadline is None else min(1.0, deadline - time.monotonic())
                 if wait <= 0:
+                    self._signal(proc, signal.SIGKILL if timed_out else signal.SIGTERM)
+                    # SIGTERM sent: the pipes close when it ends, or SIGKILL after the grace
+                    deadline = None if timed_out else time.monotonic() + KILL_GRACE_S
                     timed_out = True
-                    self._signal(proc, signal.SIGTERM)
-                    deadline = None  # SIGTERM sent; the pipes close when it ends
                     continue
                 for key, _ in sel.select(timeout=wait):
                     data = os.read(key.fileobj.fileno(), 65536)

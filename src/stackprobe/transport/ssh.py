@@ -43,6 +43,41 @@ def remote_command(argv: list[str], cwd: str | None = None,
     return prefix + "exec " + line
 
 
+def connect_options(s: SshSettings) -> dict:
+    """asyncssh.connect's options from a host's settings: only what they state, so
+    everything else is what OpenSSH would do — the ssh config (User, Port, IdentityFile,
+    HostName, ProxyJump, UserKnownHostsFile), then the user running stackprobe, port 22,
+    ~/.ssh/known_hosts, the default keys and the ssh-agent (SSH_AUTH_SOCK). The settings
+    already hold the command line's over the hosts file's (spec/host_sources/ssh_options.py)."""
+    opts: dict = {}
+    if s.user:
+        opts["username"] = s.user
+    if s.port:
+        opts["port"] = s.port
+    if s.identity:
+        opts["client_keys"] = [str(Path(s.identity).expanduser())]
+    if s.known_hosts:
+        opts["known_hosts"] = None if s.known_hosts.lower() == "none" else \
+            str(Path(s.known_hosts).expanduser())
+    opts["config"] = ()  # asyncssh's "unset": ~/.ssh/config when there (as connect() does)
+    if s.config:  # "none": no ssh config at all (as `ssh -F none`)
+        opts["config"] = [] if s.config.lower() == "none" else [str(Path(s.config).expanduser())]
+    return opts
+
+
+def config_hostname(name: str, s: SshSettings) -> str:
+    """The address OpenSSH would reach `name` at: the ssh config's HostName for it (the
+    config of `s`, else ~/.ssh/config), else the name itself. Read by asyncssh's own config
+    reader; no key, agent or known_hosts is read. ValueError: the config cannot be read."""
+    given = {k: v for k, v in connect_options(s).items() if k in ("username", "port", "config")}
+    try:
+        options = asyncssh.SSHClientConnectionOptions(
+            host=name, client_keys=None, known_hosts=None, agent_path=None, **given)
+    except (OSError, ValueError, asyncssh.Error) as exc:
+        raise ValueError(f"ssh config: {' '.join(str(exc).split())}") from None
+    return str(options.host or name)
+
+
 class SshPool:
     """The event loop, the connections and the concurrency limits shared by all hosts."""
 
@@ -69,13 +104,9 @@ class SshPool:
         async with lock:
             conn = self._conns.get(host)
             if conn is None or conn.is_closed():
-                known = None if (s.known_hosts or "").lower() == "none" else \
-                    (str(Path(s.known_hosts).expanduser()) if s.known_hosts else ())
-                keys = [str(Path(s.identity).expanduser())] if s.identity else None
                 conn = await asyncio.wait_for(asyncssh.connect(
-                    address, port=s.port or 22, username=s.user or "root",
-                    client_keys=keys, known_hosts=known, agent_path=None,
-                ), timeout=s.connect_timeout or 10)
+                    s.destination or address, **connect_options(s)),
+                    timeout=s.connect_timeout or 10)
                 self._conns[host] = conn
             return conn
 
@@ -111,7 +142,8 @@ class SshTransport:
         try:
             rc, out, err, timed_out, stopped, pid = self.pool.call(
                 self._run(remote_command(argv, cwd, env), timeout, on_stdout))
-        except (TimeoutError, OSError, asyncssh.Error) as exc:
+        except (TimeoutError, OSError, ValueError, asyncssh.Error) as exc:
+            # ValueError: what asyncssh says of an ssh config line it cannot read
             return CommandResult(argv, None, "", f"ssh {self.host}: {_why(exc)}", started,
                                  time.time(), host=self.host, cwd=cwd, env=dict(env or {}))
         return CommandResult(argv, rc, out, err, started, time.time(), host=self.host,

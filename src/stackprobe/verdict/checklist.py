@@ -24,12 +24,14 @@ from stackprobe.verdict.codes import (
 )
 from stackprobe.verdict.judge import judge
 from stackprobe.verdict.registry import all_checks
+from stackprobe.verdict.step_criteria import step_criteria
 
 
 def build_verdict(results: RunResults, rules: Sequence[BoundRule], *, strict: bool = False,
                   regressions: Sequence[CheckItem] = (), baseline: dict | None = None) -> Verdict:
     figures = run_figures(results)
     items = [judge(results, bound, figures) for bound in rules]
+    items += step_criteria(results)  # criteria a step stated (a settings profile's)
     items += list(regressions)
     items += unruled_findings(results, rules, strict)
     codes = set()

@@ -18,15 +18,18 @@ from typing import Literal
 
 from pydantic import Field
 
+from stackprobe.analysis.live_ceph import RadosLive
 from stackprobe.kinds.ceph.common import CEPH, CEPH_CLI_S, RADOS
 from stackprobe.kinds.ceph.rados_bench_fleet import cleanup_fleet, run_fleet
 from stackprobe.kinds.context import StepContext, StepOutcome, failure_message
 from stackprobe.kinds.contract import CephNeeds, ClusterIo, HostMode, Kind
+from stackprobe.kinds.live import stdout_reader
 from stackprobe.parsers.ceph.rados_bench import parse_rados_bench
 from stackprobe.schema.records import IoRecord
 from stackprobe.schema.results import StepResult
 from stackprobe.spec.fields import Counts, Size, Sizes
 from stackprobe.spec.steps import MeasuredSpec
+from stackprobe.tables.rows import record_rows
 from stackprobe.tables.sweeps import SweepSeries, mode_series
 from stackprobe.tables.text_table import TextTable
 from stackprobe.units import fmt_bw, fmt_iops, fmt_ns, parse_size
@@ -75,7 +78,9 @@ class RadosBenchRunner:
                 argv += ["-b", str(bs), "--no-cleanup"]
                 if max_objects is not None:
                     argv += ["--max-objects", str(max_objects)]
-            result = ctx.execute(f"rados-bench-{mode}", argv)
+            feeder = RadosLive(ctx.host, "write" if mode == "write" else "read", bs)
+            result = ctx.execute(f"rados-bench-{mode}", argv,
+                                 on_stdout=stdout_reader(ctx.live, feeder))
             if result.interrupted:
                 return StepOutcome.stopped(records, warnings)
             if not result.ok:
@@ -175,6 +180,16 @@ class RadosBench(Kind):
 
     def runner(self):
         return RadosBenchRunner()
+
+    def rows(self, step):
+        """A row per mode, named by its mode even when the step ran one: a write-only step
+        (or an ingested rados bench write) pairs in `compare` with the write row of a step
+        that ran write, seq and rand. A step from several clients names its rows by
+        client, as every fleet step does."""
+        if step.hosts:
+            return super().rows(step)
+        return record_rows(step, self.workload_text(step.params),
+                           io_label=lambda group: f"{step.title}: {group.label}")
 
     def tables(self, steps):
         table = rados_matrix(steps)

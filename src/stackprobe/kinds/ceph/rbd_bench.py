@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Literal
 
+from stackprobe.analysis.live_ceph import RbdLive
 from stackprobe.kinds.ceph.common import CEPH, CEPH_CLI_S, CLUSTER_BYTES_PER_S, CLUSTER_IOPS, RBD
 from stackprobe.kinds.ceph.rbd_bench_fleet import prepare_fleet, run_fleet
 from stackprobe.kinds.context import StepContext, StepOutcome, failure_message
 from stackprobe.kinds.contract import CephNeeds, ClusterIo, HostMode, Kind
+from stackprobe.kinds.live import stdout_reader
 from stackprobe.parsers.ceph.rbd_bench import parse_rbd_bench
 from stackprobe.schema.records import IoRecord
 from stackprobe.spec.fields import Counts, Percent, Size, Sizes
@@ -51,7 +53,8 @@ class RbdBenchRunner:
             return run_fleet(ctx, lambda cli, image: rbd_bench_argv(cli, image, ctx.step.spec))
         assert ctx.ceph is not None and ctx.ceph.image is not None
         argv = rbd_bench_argv(ctx.ceph.target.cli(), ctx.ceph.image, ctx.step.spec)
-        result = ctx.execute("rbd-bench", argv)
+        result = ctx.execute("rbd-bench", argv,
+                             on_stdout=stdout_reader(ctx.live, RbdLive(ctx.host)))
         if result.interrupted:
             return StepOutcome.stopped()
         if not result.ok:

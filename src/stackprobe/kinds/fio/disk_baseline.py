@@ -186,6 +186,7 @@ class DiskBaseline(Kind):
     spec = DiskBaselineStep
     layer = "disk"
     family = "fio"
+    files_on_target = True
     checks = (NoFlaggedDiskSet(),)
     hosts = HostMode.EACH
     tools = (FIO,)

@@ -16,6 +16,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
+from stackprobe.analysis.live_figures import FioLive, fio_status_interval
 from stackprobe.kinds.ceph.common import CEPH, CEPH_FUSE, RBD
 from stackprobe.kinds.context import (
     StepContext,
@@ -24,22 +25,25 @@ from stackprobe.kinds.context import (
     remove_work_dir,
 )
 from stackprobe.kinds.contract import ClusterIo, HostMode, Kind
+from stackprobe.kinds.fio.cache_note import step_note
 from stackprobe.kinds.fio.common import FIO, FIO_DEFAULTS, fio_seconds, job_file_seconds, size_bytes
 from stackprobe.kinds.fio.fio_ceph_fleet import FioCephFleet
 from stackprobe.kinds.fio.fio_fleet import FioFleet
-from stackprobe.kinds.fio.fio_job import build_job
+from stackprobe.kinds.fio.fio_job import build_job, job_place
 from stackprobe.kinds.fio.params import (
     TARGET_TEXT,
     FioParams,
     expand_fio,
     fio_ceph,
     fio_layer,
+    fio_on_device,
     fio_params,
     job_file_path,
     target_needs,
 )
 from stackprobe.kinds.fio.rbd_vs_cephfs import rbd_vs_cephfs
 from stackprobe.kinds.fio.steady import SteadyMonitor, SteadySpec
+from stackprobe.kinds.live import stdout_reader
 from stackprobe.parsers.fio.fio_json import FioJsonError, parse_fio_json
 from stackprobe.parsers.fio.fio_log import series_from_logs
 from stackprobe.safety.job_paths import WORK, job_lines, parse_jobs, plan_uses_of
@@ -83,21 +87,26 @@ OWN_OUTPUT_GLOBS = ("*.log", "*.log.gz")
 
 
 def run_fio_job(ctx: StepContext, job: Path, env: dict[str, str] | None = None,
-                steady: SteadyMonitor | None = None, interval_s: int = 1) -> StepOutcome:
+                steady: SteadyMonitor | None = None, interval_s: int = 1,
+                live: bool = False) -> StepOutcome:
     """Run fio on a job file in the step's work directory and read its json+ output.
 
     The step failed when fio exited non-zero, printed no result, or reported a job error;
     its message is fio's own line. Records measured before a stop or failure are kept.
+    With `live` and a display to show them, fio's status documents give live figures.
     """
     argv = ["fio", "--output-format=json+", str(job)]
-    if steady is not None:
+    reader = stdout_reader(ctx.live if live else None, FioLive(ctx.host), steady)
+    if steady is None and reader is not None:
+        interval_s = fio_status_interval(ctx.step.estimate_s)
+    if reader is not None:
         argv.insert(2, f"--status-interval={interval_s}")
     result = ctx.execute(
         "fio",
         argv,
         cwd=ctx.work_dir,
         env={"STACKPROBE_DIR": str(ctx.work_dir), **(env or {})},
-        on_stdout=steady,
+        on_stdout=reader,
     )
     try:
         records: list[IoRecord] = parse_fio_json(result.stdout)
@@ -169,7 +178,7 @@ class FioRunner:
             ctx.run_dir.copy_in(src, ctx.step_dir / src.name)  # kept redacted; fio reads src
             return
         engine = self._rbd_engine(ctx) if spec.target == "rbd" else None
-        job = build_job(ctx.step.name, spec, directory=None if engine else str(ctx.work_dir),
+        job = build_job(ctx.step.name, spec, **job_place(ctx.step, str(ctx.work_dir), engine),
                         engine=engine, direct_io=_direct_ok(ctx), log_name=LOG_NAME)
         if ctx.run_dir.write_text(ctx.step_dir / JOB_FILE, job):  # kept redacted: fio reads
             (ctx.work_dir / JOB_FILE).write_text(job, encoding="utf-8")  # an unredacted copy
@@ -190,7 +199,7 @@ class FioRunner:
         env = ctx.ceph.env() if ctx.ceph is not None and spec.target == "rbd" else None
         steady = spec.steady_state
         monitor = SteadyMonitor(steady) if steady else None
-        outcome = run_fio_job(ctx, job, env, monitor, steady.interval if steady else 1)
+        outcome = run_fio_job(ctx, job, env, monitor, steady.interval if steady else 1, live=True)
         if monitor is not None:
             outcome.steady = steady_summary(monitor, ctx)
         self._collect_own_outputs(ctx)
@@ -198,6 +207,8 @@ class FioRunner:
         if not _direct_ok(ctx) and spec.job_file is None and spec.direct:
             outcome.warnings.append("direct=1 requested but the target does not support "
                                     "O_DIRECT: ran buffered (page cache in play)")
+        if spec.job_file is None and ctx.step.ceph is None and outcome.status == "ok":
+            outcome.warnings += step_note(ctx, spec, bool(spec.direct) and _direct_ok(ctx))
         return outcome
 
     def cleanup(self, ctx: StepContext) -> None:
@@ -277,6 +288,12 @@ class Fio(Kind):
     def layer_of(self, spec):
         return fio_layer(spec, self.layer)
 
+    def on_device(self, spec: FioStep, device):
+        if spec.job_file is not None:
+            return ("a job file names its own files: run it with --target DIR (a filename=/dev/... "
+                    "in it reaches a device)")
+        return fio_on_device(spec, device)
+
     def headline(self, spec: FioStep):
         if spec.headline != "auto":
             return spec.headline
@@ -333,10 +350,11 @@ class Fio(Kind):
 
 def built_job_uses(step) -> tuple[list, list[str]]:
     """What the job stackprobe builds for a fio-like step opens: its directory is the
-    step's scratch directory, written as ${STACKPROBE_DIR} (safety/job_paths.py)."""
+    step's scratch directory, written as ${STACKPROBE_DIR} (safety/job_paths.py), or the
+    raw block device of --target DEVICE — checked like a user's job naming it."""
     spec = step.spec
     engine = {"ioengine": "rbd"} if spec.target == "rbd" else None
-    text = build_job(step.name, spec, directory=None if engine else WORK, engine=engine)
+    text = build_job(step.name, spec, **job_place(step, WORK, engine), engine=engine)
     return plan_uses_of(step, parse_jobs(job_lines(text, None)))
 
 

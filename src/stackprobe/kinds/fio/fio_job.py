@@ -34,10 +34,12 @@ def build_job(
     engine: dict[str, str] | None = None,
     direct_io: bool = True,
     log_name: str | None = None,
+    filename: str | None = None,
 ) -> str:
     """A single-job fio job file for a fio-like step's workload parameters (as written).
 
-    `directory` is where the job's files go (None for engines without files, such as rbd);
+    `directory` is where the job's files go (None for engines without files, such as rbd,
+    and for `filename`: the raw block device the job addresses, --target DEVICE);
     `engine` overrides the I/O engine and adds its options (ioengine=rbd, pool, rbdname...).
     `log_name` adds fio's per-second iops/bw logs (`<log_name>_iops.<job>.log`).
     """
@@ -52,6 +54,8 @@ def build_job(
     lines = [f"# stackprobe step {name}", "[global]"]
     if directory is not None:
         lines.append(f"directory={directory}")
+    if filename is not None:
+        lines.append(f"filename={filename}")
     # lat_percentiles: total-latency percentiles too, so tables can show a p99 of the same
     # quantity as the mean; completion latency alone hides the time an engine spends in
     # submission (libaio on FUSE does the whole I/O inside io_submit).
@@ -69,6 +73,17 @@ def build_job(
     for key in sorted(options):
         lines.append(_line(key, options[key]))
     return "\n".join(lines) + "\n"
+
+
+def job_place(step, work_dir: str, engine: dict[str, str] | None) -> dict[str, str | None]:
+    """Where a built job's I/O goes (build_job's `directory` and `filename`): nowhere on
+    this machine for an engine without files (rbd), the raw block device the planned step
+    addresses (--target DEVICE, PlannedStep.device), else files in `work_dir`."""
+    if engine:
+        return {"directory": None}
+    if step.device is not None:
+        return {"directory": None, "filename": step.device.path}
+    return {"directory": work_dir}
 
 
 # fio lays out a read job's files with the job's write block size: a 512M file for a 4k

@@ -96,6 +96,7 @@ class Metadata(Kind):
     spec = MetadataStep
     layer = "disk"  # on the CephFS: 'client'
     family = "fio"
+    files_on_target = True
     hosts = HostMode.FLEET
     sweeps = ("files", "numjobs", "layout", "target")
     tools = (FIO, CEPH, CEPH_FUSE)  # Ceph's on `target: cephfs`

@@ -22,11 +22,13 @@ from stackprobe.spec.fields import (
     Percents,
     RwModes,
     Scalar,
+    Size,
     Sizes,
     as_list,
     written,
 )
 from stackprobe.spec.steps import StepSpec, StrictModel
+from stackprobe.spec.target import DeviceTarget
 
 Target = Literal["local", "rbd", "cephfs"]
 TARGET_TEXT = {"rbd": "RBD", "cephfs": "CephFS"}  # ' on RBD' in titles
@@ -131,6 +133,27 @@ def fio_ceph(spec: StepSpec, data_bytes: int) -> CephNeeds | None:
     if target == "cephfs":
         return CephNeeds(cephfs=True, cephfs_bytes=data_bytes)
     return None
+
+
+# fio options that make a job work on files (several per job, named by pattern) rather
+# than on one file or device it addresses whole
+FILE_OPTIONS = ("filename", "nrfiles", "filename_format", "filesize", "file_service_type",
+                "opendir", "create_on_open", "unique_filename", "openfiles")
+
+
+def fio_on_device(spec: StepSpec, device: DeviceTarget) -> StepSpec | str | None:
+    """A fio-like step when --target is a block device: on RBD or the CephFS it does not
+    use the target (None); with file options it cannot run there (why); otherwise its job
+    addresses the device, `size` bounded by the device's (no size: the whole device)."""
+    if spec.target in TARGET_TEXT:
+        return None
+    files = [k for k in FILE_OPTIONS if k in spec.options]
+    if files:
+        return (f"fio option {files[0]} works on files in a directory: give --target a "
+                "directory for it")
+    if spec.size is not None and spec.size.bytes <= device.size_bytes:
+        return spec  # its size as written
+    return spec.model_copy(update={"size": Size.of(device.size_bytes)})
 
 
 def target_needs(target: str | None) -> tuple[str, ...]:

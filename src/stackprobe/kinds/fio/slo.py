@@ -21,13 +21,14 @@ from stackprobe.kinds.context import StepContext, StepOutcome, remove_work_dir
 from stackprobe.kinds.contract import Kind
 from stackprobe.kinds.fio.common import FIO, FIO_DEFAULTS, fio_seconds, size_bytes
 from stackprobe.kinds.fio.fio import FioRunner, built_job_uses, run_fio_job
-from stackprobe.kinds.fio.fio_job import build_job
+from stackprobe.kinds.fio.fio_job import build_job, job_place
 from stackprobe.kinds.fio.params import (
     TARGET_TEXT,
     FioParams,
     expand_fio,
     fio_ceph,
     fio_layer,
+    fio_on_device,
     fio_params,
     target_needs,
 )
@@ -108,7 +109,7 @@ class SloRunner:
             sub = ctx.child(f"probe-{n}")
             engine = FioRunner._rbd_engine(ctx) if spec.target == "rbd" else None
             job = build_job(f"{ctx.step.name}-probe{n}", probe_spec(spec, setting),
-                            directory=None if engine else str(ctx.work_dir), engine=engine,
+                            **job_place(ctx.step, str(ctx.work_dir), engine), engine=engine,
                             direct_io=ctx.target.direct_io or ctx.step.ceph is not None)
             (sub.step_dir / JOB_FILE).write_text(job, encoding="utf-8")
             outcome = run_fio_job(sub, sub.step_dir / JOB_FILE, env)
@@ -218,6 +219,9 @@ class Slo(Kind):
 
     def ceph(self, spec):
         return fio_ceph(spec, self.data_bytes(spec))
+
+    def on_device(self, spec, device):
+        return fio_on_device(spec, device)
 
     def workload_text(self, params):
         return fio_workload(params)

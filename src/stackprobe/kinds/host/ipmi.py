@@ -9,7 +9,8 @@ log; its error entries named; with `sel_since`, the entries logged after that id
 fails the step on that host with one line saying which; a part that fails after the login
 leaves only that part empty, with a warning.
 
-Without `hosts:` the step asks this machine's own BMC through /dev/ipmi0 (`-I open`, root).
+Without `hosts:` the step asks this machine's own BMC through /dev/ipmi0 (`-I open`, root);
+a machine without that device (no BMC, or its modules not loaded) skips the step, saying so.
 Shell hosts are not asked through their own /dev/ipmi0 (the kind reaches management
 controllers); give their BMC an `access: management` entry instead.
 
@@ -38,6 +39,8 @@ from stackprobe.spec.bmc import BmcSettings
 from stackprobe.spec.steps import StepSpec
 from stackprobe.transport.local import LocalTransport
 
+# where ipmitool's `-I open` looks for the kernel's IPMI device, in its order
+DEVICES = ("/dev/ipmi0", "/dev/ipmi/0", "/dev/ipmidev/0")
 IPMITOOL = Tool("ipmitool", "ipmitool", ("ipmitool", "-V"), "BMC checks over IPMI (ipmi)")
 # (label, command words, parser, the record field it fills)
 PARTS = (("sensor", ["sensor"], parse_ipmitool_sensor, "sensors"),
@@ -67,6 +70,13 @@ class IpmiRunner:
             address, bmc = "", BmcSettings(interface="open")
         at = where(address, bmc)
         name = ctx.host or (ctx.transport.host if ctx.transport else None)
+        if bmc.interface == "open":  # this machine's own BMC: only where the kernel offers one
+            found = ctx.execute("ipmi-device", ["sh", "-c", f"ls {' '.join(DEVICES)} 2>/dev/null"])
+            if found.interrupted:
+                return StepOutcome.stopped()
+            if not found.stdout.strip():
+                return StepOutcome("skipped", error=f"no IPMI device on {name} ({DEVICES[0]}: "
+                                   "no BMC, or the ipmi_si / ipmi_devintf modules not loaded)")
         try:
             base, env = ipmitool_argv(address, bmc)
         except PasswordMissing as exc:

@@ -219,6 +219,7 @@ class Io500(Kind):
     spec = Io500Step
     layer = "client"
     family = "hpc"
+    files_on_target = True
     tools = ()  # the user's own IO500/IOR/mdtest build: the runner checks for it
     records = (Io500Record, IorRecord, MdtestRecord)
     place_fields = ("directory",)

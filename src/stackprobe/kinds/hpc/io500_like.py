@@ -228,6 +228,7 @@ class Io500Like(Kind):
     spec = Io500LikeStep
     layer = "client"
     family = "hpc"
+    files_on_target = True
     hosts = HostMode.FLEET
     tools = (FIO, FIND, CEPH, CEPH_FUSE)  # Ceph's on `target: cephfs`
     records = (IoRecord, OpsRecord, Io500Record)

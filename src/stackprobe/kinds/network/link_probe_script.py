@@ -61,7 +61,3 @@ def probe_argv(root: str | None) -> list[str]:
     """The probe's command line: the script and the probe root ('' for the live host)."""
     return ["sh", "-c", SCRIPT, "link-probe", root or ""]
 
-
-def root_for(probe_root: str | None, host: str) -> str | None:
-    """The host's probe root: `{host}` in the step's probe_root replaced by its name."""
-    return probe_root.replace("{host}", host) if probe_root else None

@@ -14,39 +14,29 @@ probes this machine.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from typing import Literal
-
-from pydantic import field_validator
 
 from stackprobe.analysis.link_fleet import judge_links
 from stackprobe.kinds.context import StepContext, StepOutcome, failure_message
 from stackprobe.kinds.contract import HostMode, Kind, Tool
-from stackprobe.kinds.network.link_probe_script import probe_argv, root_for
+from stackprobe.kinds.network.link_probe_script import probe_argv
 from stackprobe.kinds.network.link_state_checks import NoDegradedLink
 from stackprobe.kinds.network.link_table import link_tables
+from stackprobe.kinds.probes import ReadsTrees, probe_hosts, probes_outcome
 from stackprobe.parsers.network.link_probe import parse_link_probe
 from stackprobe.schema.link_records import LinkRecord
 from stackprobe.spec.hosts import Host
 from stackprobe.spec.steps import StepSpec
 
 
-class LinkStateStep(StepSpec):
+class LinkStateStep(StepSpec, ReadsTrees):
     """NIC, InfiniBand/RoCE port and bond state of each host (sysfs, ethtool, ibstat,
     /proc/net/bonding), checked against the hosts file's speeds and the fleet's majority."""
 
     kind: Literal["link_state"]
-    # read <probe_root>/sys, /proc/net/bonding and /commands instead of the live host;
-    # '{host}' is replaced by each host's name (a recorded tree per host)
-    probe_root: str | None = None
-
-    @field_validator("probe_root")
-    @classmethod
-    def _absolute(cls, v):
-        if v is not None and (not v.startswith("/") or ".." in v.split("/")):
-            raise ValueError(f"{v!r}: an absolute path without '..'")
-        return v
+    # probe_root (kinds/probes.py): <probe_root>/sys, /proc/net/bonding and /commands are
+    # read instead of the live host's
 
 
 def expected_speeds(host: Host, records: list[LinkRecord]) -> dict[str, float]:
@@ -66,25 +56,15 @@ class LinkStateRunner:
 
     def run(self, ctx: StepContext) -> StepOutcome:
         spec: LinkStateStep = ctx.step.spec
-        if ctx.fleet is not None and ctx.step.hosts:
-            targets = [(h.name, h.transport, h.host) for h in ctx.fleet.select(ctx.step.hosts)]
-        else:
-            targets = [(ctx.transport.host, ctx.transport, None)]
-
-        def probe(target):
-            name, transport, _ = target
-            argv = probe_argv(root_for(spec.probe_root, name))
-            return ctx.execute(f"{name}-link-probe", argv, on=transport)
-
-        with ThreadPoolExecutor(max_workers=min(32, len(targets))) as pool:
-            results = list(pool.map(probe, targets))
-        if any(r.interrupted for r in results):
+        probed_hosts = probe_hosts(ctx, "link-probe", probe_argv)
+        if probed_hosts is None:
             return StepOutcome.stopped()
         records: list[LinkRecord] = []
         warnings: list[str] = []
         expected: dict[str, dict[str, float]] = {}
         probed = []
-        for (name, _, host), res in zip(targets, results, strict=True):
+        for one in probed_hosts:
+            name, host, res = one.name, one.host, one.result
             if not res.ok:
                 warnings.append(f"{name}: link probe failed: {failure_message(res, 'sh')}")
                 continue
@@ -101,10 +81,7 @@ class LinkStateRunner:
         warnings += [flag for v in verdicts for flag in v.flags]
         findings = {"link_state": {"hosts": probed, "probe_root": spec.probe_root,
                                    "links": [asdict(v) for v in verdicts]}}
-        if not probed:
-            return StepOutcome("failed", records, "no host could be probed", warnings,
-                               findings=findings)
-        return StepOutcome("ok", records, None, warnings, findings=findings)
+        return probes_outcome(probed, records, warnings, findings)
 
     def cleanup(self, ctx: StepContext) -> None:
         pass
@@ -127,7 +104,7 @@ class LinkState(Kind):
         return ()  # the probe runs without them, reading sysfs
 
     def title(self, spec: LinkStateStep, name):
-        return "Link state" + (" (recorded trees)" if spec.probe_root else "")
+        return spec.trees_title("Link state")
 
     def estimate_s(self, spec, hosts):
         return 5.0

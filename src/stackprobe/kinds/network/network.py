@@ -14,6 +14,7 @@ holding the host's address) and compared with the speed the hosts file expects.
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import asdict
 from typing import Literal
 
@@ -28,7 +29,9 @@ from stackprobe.parsers.network.iperf3_json import parse_iperf3_json
 from stackprobe.parsers.network.ping import parse_ping, ping_argv
 from stackprobe.schema.records import NetRecord, PingRecord
 from stackprobe.spec.steps import StepSpec
+from stackprobe.tables.rows import Row, base, status_row
 from stackprobe.transport.fleet import HostHandle
+from stackprobe.units import fmt_bw
 
 
 class NetworkStep(StepSpec):
@@ -180,6 +183,28 @@ class Network(Kind):
 
     def runner(self):
         return NetworkRunner()
+
+    def rows(self, step):
+        return matrix_rows(step)
+
+
+def matrix_rows(step) -> list[Row]:
+    """One summary row for the matrix: the median pair's rate and round trip (the grid
+    itself is the kind's table), and the slowest pair beside it."""
+    nets = [r for r in step.records if isinstance(r, NetRecord) and not r.error
+            and (r.received_bps or r.sent_bps)]
+    if not nets:
+        return [status_row(step, "")]
+    rates = sorted(((r.received_bps or r.sent_bps or 0.0), f"{r.client}→{r.server}") for r in nets)
+    rtts = [r.rtt_ns["avg"] for r in step.records
+            if isinstance(r, PingRecord) and not r.error and "avg" in r.rtt_ns]
+    median = statistics.median(b for b, _ in rates)
+    slowest, pair = rates[0]
+    note = (f"median of {len(rates)} pairs; slowest {pair} {fmt_bw(slowest / 8)} "
+            f"({slowest / 1e9:.2f} Gbit/s)") if len(rates) > 1 else ""
+    return [Row(test=step.title, direction="", bw_bytes=median / 8, headline="bw",
+                lat_mean_ns=statistics.median(rtts) if rtts else None, status=step.status,
+                note=note, **base(step, f"{len(rates)} pair(s), ping round trip"))]
 
 
 KIND = Network()

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, model_validator
 
 from stackprobe.kinds.contract import HostMode, Kind, Tool
 from stackprobe.kinds.network.pairs import Pairs, pair_count
 from stackprobe.kinds.network.rdma_report import NoFlaggedRdmaPair, rdma_tables
 from stackprobe.kinds.network.rdma_run import RdmaRunner
+from stackprobe.kinds.probes import ReadsTrees
 from stackprobe.schema.fabric_records import PerftestRecord
 from stackprobe.spec.fields import Duration, Size
 from stackprobe.spec.steps import StepSpec
@@ -38,7 +39,7 @@ Test = Literal["write_bw", "read_bw", "send_bw", "write_lat", "read_lat", "send_
 TESTS: tuple[str, ...] = get_args(Test)
 
 
-class RdmaStep(StepSpec):
+class RdmaStep(StepSpec, ReadsTrees):
     """perftest between every ordered pair of the hosts (or `pairs` random ones, or the
     pairs listed) whose hosts have an RDMA port; skipped when none has."""
 
@@ -53,18 +54,8 @@ class RdmaStep(StepSpec):
     ib_port: int | None = Field(default=None, ge=1, le=255)
     gid_index: int | None = Field(default=None, ge=0, le=255)  # -x (RoCE)
     tcp_port: int = Field(default=18515, ge=1024, le=65535)  # the servers' exchange port
-    # a directory standing for / on each host (recorded trees), '{host}' in it the host's
-    # name: the meaning link_state gives it
-    probe_root: str | None = None
     slow_fraction: float = Field(default=0.7, gt=0, le=1)  # of the median pair's bandwidth
     latency_factor: float = Field(default=1.5, gt=1)  # × the median pair's latency
-
-    @field_validator("probe_root")
-    @classmethod
-    def _absolute(cls, v):
-        if v is not None and (not v.startswith("/") or ".." in v.split("/")):
-            raise ValueError(f"{v!r}: an absolute path without '..'")
-        return v
 
     @model_validator(mode="after")
     def _duration_or_all(self):

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from stackprobe.analysis.rdma_pairs import build_cells
 from stackprobe.kinds.context import STOPPED, StepContext, StepOutcome, failure_message, stop_started
-from stackprobe.kinds.network.link_probe_script import root_for
 from stackprobe.kinds.network.pairs import step_pairs
 from stackprobe.kinds.network.rdma_argv import (
     NO_DEVICE,
@@ -24,6 +23,7 @@ from stackprobe.kinds.network.rdma_argv import (
     perftest_argv,
 )
 from stackprobe.kinds.network.rdma_report import KEY
+from stackprobe.kinds.probes import root_for
 from stackprobe.parsers.network.perftest_text import parse_perftest
 from stackprobe.parsers.network.rdma_ports import parse_rdma_ports
 from stackprobe.schema.fabric_records import PerftestRecord

@@ -39,12 +39,12 @@ from stackprobe.schema.records import IoRecord, IoStats, SeriesPoint
 _LAT_TOLERANCE = Decimal("0.01")  # largest rounding error accepted on an interval latency
 
 # `--show-time` prefixes lines with a local timestamp; so do the interleaved lat lines.
-_TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)? ")
+TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)? ")
 _MAINTAINING = re.compile(
     r"Maintaining (\d+) concurrent writes of (\d+) bytes to objects of size (\d+)"
     r"(?: for up to (\d+) seconds)?"
 )
-_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+\S+\s+\S+\s+\S+\s+(\S+)\s*$")
+ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+\S+\s+\S+\s+\S+\s+(\S+)\s*$")
 _SUMMARY_LINE = re.compile(r"^([A-Z][A-Za-z ]*?)(?:\((?:MB/sec|s)\))?:\s+(\S+)\s*$")
 _CLEANUP = re.compile(
     r"(?:\d{4}-\d\d-\d\d[ T][\d:.]+(?:Z|[+-]\d\d:?\d\d)? )?"
@@ -131,14 +131,14 @@ def _from_json(doc: dict[str, Any]) -> _Bench:
 def _from_text(text: str) -> _Bench:
     bench = _Bench("text")
     for raw in text.splitlines():
-        line = _TIMESTAMP.sub("", raw.strip(), count=1)
+        line = TIMESTAMP.sub("", raw.strip(), count=1)
         if m := _MAINTAINING.search(line):
             threads, op_size, object_size, seconds = m.groups()
             bench.header.update(threads=int(threads), op_size=int(op_size),
                                 object_size=int(object_size))
             if seconds is not None:
                 bench.header["seconds"] = int(seconds)
-        elif m := _ROW.match(line):
+        elif m := ROW.match(line):
             bench.rows.append((int(m[1]), int(m[4]), m[5]))
         elif (m := _SUMMARY_LINE.match(line)) and m[1].strip() in _TEXT_KEYS:
             bench.summary[_TEXT_KEYS[m[1].strip()]] = m[2]
@@ -206,12 +206,12 @@ def _series(rows: list[tuple[int, int, str]], op_size: int) -> list[SeriesPoint]
             raise ValueError(f"rados bench: per-second row {sec} goes backwards")
         iops = (done - prev_done) / (sec - prev_sec)
         points.append(SeriesPoint(t_s=sec, iops=iops, bw_bytes=iops * op_size,
-                                  lat_mean_ns=_interval_lat_ns(prev_avg, prev_done, avg, done)))
+                                  lat_mean_ns=interval_lat_ns(prev_avg, prev_done, avg, done)))
         prev_sec, prev_done, prev_avg = sec, done, avg
     return points
 
 
-def _interval_lat_ns(avg0: str, n0: int, avg1: str, n1: int) -> float | None:
+def interval_lat_ns(avg0: str, n0: int, avg1: str, n1: int) -> float | None:
     """Mean latency of the ops n0+1..n1 from two running means; None when rounding blurs it."""
     if n1 <= n0:
         return None
@@ -239,7 +239,7 @@ def _errors(text: str) -> list[str]:
     """The tool's error lines; object names (prefix line, JSON) hold a hostname: skipped."""
     out = []
     for raw in text.splitlines():
-        line = _TIMESTAMP.sub("", raw.strip(), count=1).strip()
+        line = TIMESTAMP.sub("", raw.strip(), count=1).strip()
         if line.startswith(("{", "Object prefix:")):
             continue
         if _ERROR_LINE.search(line):

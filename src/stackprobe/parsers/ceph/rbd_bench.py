@@ -34,13 +34,13 @@ from typing import Any
 from stackprobe.parsers.bad_input import finite, guard
 from stackprobe.schema.records import IoRecord, IoStats, SeriesPoint
 
-_HEADER = re.compile(
+HEADER = re.compile(
     r"^bench(?P<legacy>-write)?\s+(?:type\s+(?P<type>\S+)\s+)?"
     r"(?:read:write=(?P<read>\d+):(?P<write>\d+)\s+)?"
     r"io_size\s+(?P<size>\d+)\s+io_threads\s+(?P<threads>\d+)\s+bytes\s+(?P<bytes>\d+)"
     r"(?:\s+pattern\s+(?P<pattern>.+?))?\s*$"
 )
-_ROW = re.compile(r"^\s*(\d+)\s+(-?\d+)\s+([\d.e+]+)\s+(\S+(?: [KMGTPE]?i?B/s)?)\s*$")
+ROW = re.compile(r"^\s*(\d+)\s+(-?\d+)\s+([\d.e+]+)\s+(\S+(?: [KMGTPE]?i?B/s)?)\s*$")
 _TOTAL = re.compile(
     r"^elapsed:\s*(\d+)\s+ops:\s*(\d+)\s+ops/sec:\s*(\S+)\s+bytes/sec:\s*(.+?)\s*$"
 )
@@ -62,9 +62,9 @@ def parse_rbd_bench(text: str) -> IoRecord:
     split: dict[str, int] = {}
     for raw in text.splitlines():
         line = raw.strip()
-        if m := _HEADER.match(line):
+        if m := HEADER.match(line):
             header = m
-        elif (m := _ROW.match(line)) and header is not None and total is None:
+        elif (m := ROW.match(line)) and header is not None and total is None:
             rows.append((int(m[1]), int(m[2])))
         elif m := _TOTAL.match(line):
             total = m

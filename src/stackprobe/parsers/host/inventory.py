@@ -152,13 +152,22 @@ def _cpu(lscpu: dict[str, str], fs: dict[str, Any] | None, machine: str | None) 
     ))
 
 
+_MEMTOTAL = re.compile(r"^MemTotal:\s+(\d+) kB", re.MULTILINE)
+
+
+def mem_total_bytes(meminfo: str) -> int | None:
+    """MemTotal of /proc/meminfo in bytes (its kB are KiB); None when the text has none."""
+    m = _MEMTOTAL.search(meminfo)
+    return int(m.group(1)) * 1024 if m else None
+
+
 def _memory(meminfo: str | None, dmi: DmiMemory | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if meminfo is not None:
-        m = re.search(r"^MemTotal:\s+(\d+) kB", meminfo, re.MULTILINE)
-        if not m:
+        total = mem_total_bytes(meminfo)
+        if total is None:
             raise ValueError("meminfo: no 'MemTotal: N kB' line")
-        out["total_bytes"] = int(m.group(1)) * 1024  # /proc/meminfo's kB are KiB
+        out["total_bytes"] = total
     slots = dmi.system_slots() if dmi is not None else []
     if slots:
         populated = [s for s in slots if s.populated]

@@ -1,0 +1,2 @@
+"""Parsers of the peers' storage benchmarks that `stackprobe ingest` reads (elbencho,
+vdbench): their saved outputs, not outputs of stackprobe's own steps."""
