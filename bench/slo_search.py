@@ -8,18 +8,24 @@ job added (Little's law): a real knee. The workload is 4k random reads through f
 engine, iodepth 1 per job; the limit is a latency percentile (default p99 <= 10 ms).
 
 Both methods use the same probe (one fio run at a numjobs setting, stackprobe's job builder
-and parser): the ramp tries numjobs 1, 2, 3, ... until a probe exceeds the limit; the search
-is stackprobe's (analysis/slo_search.py). Each answer is the highest IOPS among its passing
-probes. Device time is the wall time of all a method's probes. The last line:
-`slo_time_ratio=<search device time / ramp device time> answer_diff=<relative difference>`.
-Goals: answer_diff <= 0.05, slo_time_ratio <= 0.33.
+and parser): the ramp tries numjobs 1, 2, 3, ... until a probe exceeds the limit, its answer
+the highest IOPS among its passing probes; the search is stackprobe's as the `slo` step runs
+it: analysis/slo_search.py, then analysis/slo_confirm.py re-measuring the candidates (the
+answer is its setting's mean IOPS). Device time is the wall time of all a method's probes.
+
+One ramp is no reference on a noisy device, so ramp and search run K times, interleaved
+(ramp, search, ramp, search, ...: a drift of the device hits both alike). Each search's
+answer is compared with the median of the K ramps' answers. The last line:
+`slo_time_ratio=<median of search time / ramp time> answer_diff=<median> answer_diff_max=<max>`.
+Goals: every answer_diff <= 0.05, slo_time_ratio <= 0.33.
 
 `--short` (what `make test` runs, so the script cannot rot): a 64 MiB image, one-second
 probes, numjobs up to 4, a limit every probe meets; the figures it prints are not a
 measurement.
 
 Usage: python bench/slo_search.py [--conf CEPH_CONF] [--limit 10ms] [--percentile 99]
-                                  [--runtime 8] [--ramp-time 2] [--max 32] [--short]
+                                  [--runtime 8] [--ramp-time 2] [--max 32] [--repeat 3]
+                                  [--confirm 4] [--tolerance 0.05] [--short]
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -36,6 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from stackprobe.analysis.slo_confirm import confirm  # noqa: E402
 from stackprobe.analysis.slo_search import Probe, SloResult, ramp, search  # noqa: E402
 from stackprobe.kinds.fio.fio import FioStep  # noqa: E402
 from stackprobe.kinds.fio.fio_job import build_job  # noqa: E402
@@ -47,7 +55,7 @@ from stackprobe.units import fmt_iops, fmt_ns, parse_duration_s  # noqa: E402
 STACKPROBE = [sys.executable, "-m", "stackprobe"]
 POOL = f"stackprobe-bench-{os.getpid()}"
 IMAGE_MB = 1024  # fits the lab OSDs' caches once read: a plateau that does not drift
-SHORT = {"image_mb": 64, "runtime": 1, "ramp_time": 0, "max": 4, "limit": "10s"}
+SHORT = {"image_mb": 64, "runtime": 1, "ramp_time": 0, "max": 4, "limit": "10s", "repeat": 2}
 
 
 def ceph(conf: Path, *args: str) -> str:
@@ -92,7 +100,9 @@ def prober(conf: Path, work: Path, args) -> callable:
 
 def summary(name: str, res: SloResult) -> str:
     a = res.answer
-    answer = f"{fmt_iops(a.iops)} IOPS at numjobs={a.setting}" if a else "nothing meets the limit"
+    spread = f" ± {res.uncertainty:.1%}" if a and res.uncertainty is not None else ""
+    answer = (f"{fmt_iops(a.iops)} IOPS{spread} at numjobs={a.setting}" if a
+              else "nothing meets the limit")
     return (f"{name}: {answer}; {len(res.probes)} probes, {res.device_seconds:.0f} s of device "
             f"time ({res.reason})")
 
@@ -113,6 +123,9 @@ def main() -> None:
     ap.add_argument("--runtime", type=int, default=8)
     ap.add_argument("--ramp-time", type=int, default=2)
     ap.add_argument("--max", type=int, default=32)
+    ap.add_argument("--repeat", type=int, default=3, help="K: ramps and searches, interleaved")
+    ap.add_argument("--confirm", type=int, default=4, help="the search's extra-probe budget")
+    ap.add_argument("--tolerance", type=float, default=0.05)
     ap.add_argument("--short", action="store_true",
                     help="a few seconds of probes: does the script still work (make test)")
     args = ap.parse_args()
@@ -120,7 +133,7 @@ def main() -> None:
     if args.short:
         args.image_mb, args.runtime = SHORT["image_mb"], SHORT["runtime"]
         args.ramp_time = SHORT["ramp_time"]
-        args.max, args.limit = SHORT["max"], SHORT["limit"]
+        args.max, args.limit, args.repeat = SHORT["max"], SHORT["limit"], SHORT["repeat"]
     args.limit_ns = parse_duration_s(args.limit) * 1e9
     tmp = Path(tempfile.mkdtemp(prefix="stackprobe-slo-bench-"))
     lab_dir = tmp / "lab"
@@ -134,17 +147,28 @@ def main() -> None:
         measure = prober(conf, tmp, args)
         print("warm-up:")
         measure(4)
-        print(f"linear ramp (seed 000), limit p{args.percentile:g} <= {args.limit}:")
-        by_ramp = ramp(measure, 1, args.max, args.limit_ns)
-        print("stackprobe search:")
-        by_search = search(measure, 1, args.max, args.limit_ns)
-        print(summary("ramp", by_ramp))
-        print(summary("search", by_search))
-        if by_ramp.answer is None or by_search.answer is None:
+        ramps, searches = [], []
+        for k in range(1, args.repeat + 1):
+            print(f"[{k}/{args.repeat}] linear ramp (seed 000), limit p{args.percentile:g} "
+                  f"<= {args.limit}:")
+            ramps.append(ramp(measure, 1, args.max, args.limit_ns))
+            print(summary("ramp", ramps[-1]))
+            print(f"[{k}/{args.repeat}] stackprobe search:")
+            found = search(measure, 1, args.max, args.limit_ns, tolerance=args.tolerance)
+            searches.append(confirm(found, measure, tolerance=args.tolerance,
+                                    budget=args.confirm))
+            print(summary("search", searches[-1]))
+        if any(r.answer is None for r in ramps + searches):
             raise SystemExit("no answer to compare: raise --limit")
-        ratio = by_search.device_seconds / by_ramp.device_seconds
-        diff = abs(by_search.answer.iops - by_ramp.answer.iops) / by_ramp.answer.iops
-        print(f"slo_time_ratio={ratio:.3f} answer_diff={diff:.3f}")
+        reference = statistics.median(r.answer.iops for r in ramps)
+        diffs = [abs(s.answer.iops - reference) / reference for s in searches]
+        ratios = [s.device_seconds / r.device_seconds for s, r in zip(searches, ramps)]
+        print(f"ramps' answers: {', '.join(fmt_iops(r.answer.iops) for r in ramps)} IOPS "
+              f"(median {fmt_iops(reference)}); searches' differences from it: "
+              f"{', '.join(f'{d:.3f}' for d in diffs)}; time ratios: "
+              f"{', '.join(f'{x:.3f}' for x in ratios)}")
+        print(f"slo_time_ratio={statistics.median(ratios):.3f} "
+              f"answer_diff={statistics.median(diffs):.3f} answer_diff_max={max(diffs):.3f}")
     finally:
         if conf is not None:
             subprocess.run(["ceph", "-c", str(conf), "osd", "pool", "rm", POOL, POOL,

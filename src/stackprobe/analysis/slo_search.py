@@ -11,7 +11,8 @@ the bracket is one step wide, or when the failing probe's IOPS is within `tolera
 the best passing one's (no setting in between can be worth more than that).
 
 `measure(setting)` runs one probe; everything else here is arithmetic, so the search is
-tested against synthetic devices as well as run against real ones.
+tested against synthetic devices as well as run against real ones. One probe per setting
+says nothing of the noise: analysis/slo_confirm.py measures the candidates again.
 """
 
 from __future__ import annotations
@@ -36,8 +37,10 @@ class Probe:
 class SloResult:
     limit_ns: float
     probes: list[Probe] = field(default_factory=list)  # in the order they ran
-    answer: Probe | None = None  # best passing probe
+    answer: Probe | None = None  # best passing probe (confirmed: its setting's means)
     reason: str = ""
+    uncertainty: float | None = None  # ± of the answer's IOPS, relative (slo_confirm.py)
+    repeats: int = 1  # probes behind the answer
 
     def passes(self, p: Probe) -> bool:
         return p.latency_ns <= self.limit_ns

@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from stackprobe.analysis.io_summary import summarise_io
+from stackprobe.analysis.slo_confirm import confirm
 from stackprobe.analysis.slo_search import Probe, SloResult, search
 from stackprobe.kinds.ceph.common import CEPH, CEPH_FUSE, RBD
 from stackprobe.kinds.context import StepContext, StepOutcome, remove_work_dir
@@ -54,6 +55,9 @@ class SloStep(MeasuredSpec, FioParams):
     min: int = Field(default=1, ge=1)
     max: int = Field(default=64, ge=1)
     tolerance: float = Field(default=0.05, gt=0, lt=1)
+    # extra probes to confirm the answer under noise (analysis/slo_confirm.py); 0: one
+    # probe per setting, as the search alone
+    confirm: int = Field(default=4, ge=0, le=32)
 
     @model_validator(mode="after")
     def _bounds(self):
@@ -125,6 +129,7 @@ class SloRunner:
 
         try:
             result = search(measure, spec.min, spec.max, limit_ns, tolerance=spec.tolerance)
+            confirm(result, measure, tolerance=spec.tolerance, budget=spec.confirm)
         except ProbeFailed as exc:
             return StepOutcome(exc.outcome.status, records, exc.outcome.error)
         except ValueError as exc:
@@ -144,7 +149,9 @@ def slo_record(result: SloResult, spec: SloStep, host: str) -> SloRecord:
         limit_ns=result.limit_ns,
         vary=spec.vary,
         answer=None if answer is None else {"setting": answer.setting, "iops": answer.iops,
-                                            "latency_ns": answer.latency_ns},
+                                            "latency_ns": answer.latency_ns,
+                                            "uncertainty": result.uncertainty,
+                                            "repeats": result.repeats},
         probes=[{"setting": q.setting, "iops": q.iops, "latency_ns": q.latency_ns,
                  "seconds": q.seconds, "passed": result.passes(q)} for q in result.probes],
         device_seconds=round(result.device_seconds, 1),
@@ -154,14 +161,17 @@ def slo_record(result: SloResult, spec: SloStep, host: str) -> SloRecord:
 
 
 def answer_sentence(result: SloResult, spec: SloStep) -> str:
-    limit = f"p{spec.percentile:g} <= {fmt_ns(result.limit_ns)}"
+    """'max 9.4k IOPS ± 3.0% at numjobs=16, p99 8.7 ms <= 10 ms (2 probes at it; ...)'."""
+    pct = f"p{spec.percentile:g}"
     a = result.answer
     if a is None:
         lowest = min(result.probes, key=lambda q: q.latency_ns)
-        return (f"no setting meets {limit}: the lowest was {fmt_ns(lowest.latency_ns)} "
-                f"at {spec.vary}={lowest.setting}")
-    return (f"max {fmt_iops(a.iops)} IOPS with {limit} at {spec.vary}={a.setting} "
-            f"(p{spec.percentile:g} {fmt_ns(a.latency_ns)}; {len(result.probes)} probes, "
+        return (f"no setting meets {pct} <= {fmt_ns(result.limit_ns)}: the lowest was "
+                f"{fmt_ns(lowest.latency_ns)} at {spec.vary}={lowest.setting}")
+    spread = f" ± {result.uncertainty:.1%}" if result.uncertainty is not None else ""
+    return (f"max {fmt_iops(a.iops)} IOPS{spread} at {spec.vary}={a.setting}, {pct} "
+            f"{fmt_ns(a.latency_ns)} <= {fmt_ns(result.limit_ns)} ({result.repeats} "
+            f"probe{'s' if result.repeats != 1 else ''} at it; {len(result.probes)} probes, "
             f"{result.device_seconds:.0f} s of load; {result.reason})")
 
 
@@ -173,7 +183,7 @@ def slo_answer(step: StepResult) -> tuple[SloRecord | None, str | None]:
     return rec, f"{rec.vary}={rec.answer['setting']}"
 
 
-OWN_FIELDS = ("percentile", "limit", "latency", "vary", "min", "max", "tolerance")
+OWN_FIELDS = ("percentile", "limit", "latency", "vary", "min", "max", "tolerance", "confirm")
 
 
 class Slo(Kind):
@@ -247,9 +257,10 @@ class Slo(Kind):
 
 
 def _probes(spec: SloStep) -> int:
-    """Geometric bracketing (x4) plus a few refinements: an upper estimate."""
+    """Geometric bracketing (x4) plus a few refinements and the confirming budget: an
+    upper estimate."""
     ratio = max(1.0, spec.max / spec.min)
-    return int(math.ceil(math.log(ratio, 4))) + 4
+    return int(math.ceil(math.log(ratio, 4))) + 4 + spec.confirm
 
 
 KIND = Slo()
