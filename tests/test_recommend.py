@@ -248,3 +248,52 @@ def test_real_fio_sweep(workdir):
         assert found is None or (found in points and any(found.label in s for s in advice.sentences))
     limited = advise(points, unit="IOPS", latency_limit_ns=points[0].latency_ns)
     assert limited.best is points[0] or limited.best.latency_ns <= points[0].latency_ns
+
+
+def noisy(label: str, c: float, iops: float, cov: float | None, source: str = "per second"):
+    return SweepPoint(label, c, iops, None, noise=cov, noise_source=source if cov else "")
+
+
+def test_a_fall_inside_the_noise_is_a_tie_not_a_fall():
+    """The measured case: iodepth=16 peaks, the next setting is 5% lower, and the points'
+    own per-second CoV is up to 23%: no fall, and the best is tied with its neighbours."""
+    points = [noisy("iodepth=1", 1, 10_000, 0.04), noisy("iodepth=4", 4, 35_000, 0.10),
+              noisy("iodepth=16", 16, 42_000, 0.23), noisy("iodepth=32", 32, 39_000, 0.18)]
+    advice = advise(points, unit="IOPS")
+    assert not any(s.startswith("Throughput falls") for s in advice.sentences)
+    assert ("No fall beyond iodepth=16: 39.0k IOPS at iodepth=32 (-7% from its peak 42.0k "
+            "IOPS) is within the noise (CoV 23% per second at iodepth=16): a tie."
+            in advice.sentences)
+    assert advice.best == points[2] and advice.tied == [points[1], points[3]]
+    assert advice.sentences[0] == (
+        "Best: iodepth=16: 42.0k IOPS; iodepth=4, iodepth=32 measured within the noise of it "
+        "(CoV 23% per second at iodepth=16): a tie, and the least concurrency of them, "
+        "iodepth=4, does as well.")
+    # the knee: from iodepth=4 nothing higher gains more than the 23% noise (+20% at most)
+    assert advice.diminishing_from == points[1]
+    assert ("Diminishing returns from iodepth=4: the next step gains only 20% IOPS, and no "
+            "higher setting gains beyond the noise (CoV 23% per second at iodepth=16)."
+            in advice.sentences)
+
+
+def test_the_same_figures_without_noise_keep_the_fall_and_the_single_best():
+    points = [noisy("iodepth=1", 1, 10_000, None), noisy("iodepth=4", 4, 35_000, None),
+              noisy("iodepth=16", 16, 42_000, None), noisy("iodepth=32", 32, 39_000, None)]
+    advice = advise(points, unit="IOPS")
+    assert advice.tied == [] and advice.sentences[0] == "Best: iodepth=16: 42.0k IOPS."
+    assert any(s.startswith("Throughput falls beyond iodepth=16") for s in advice.sentences)
+
+
+def test_a_dip_inside_the_noise_is_not_a_dip():
+    points = [noisy("iodepth=1", 1, 100, 0.3, "3 runs"), noisy("iodepth=2", 2, 200, 0.3, "3 runs"),
+              noisy("iodepth=4", 4, 160, 0.3, "3 runs"), noisy("iodepth=8", 8, 400, 0.05, "3 runs")]
+    advice = advise(points, unit="IOPS")
+    assert not any("dips" in s for s in advice.sentences)
+    quiet = [SweepPoint(p.label, p.concurrency, p.throughput) for p in points]
+    assert any("dips at iodepth=4" in s for s in advise(quiet, unit="IOPS").sentences)
+
+
+def test_quiet_points_a_few_percent_apart_are_no_tie():
+    points = [noisy("a", 1, 100, 0.01), noisy("b", 2, 103, 0.01)]
+    advice = advise(points, unit="IOPS")
+    assert advice.best == points[1] and advice.tied == []

@@ -26,12 +26,16 @@ def sweep_tables(results: RunResults) -> list[TextTable]:
                         latency_limit_ns=parse_duration_s(limit["limit"]) * 1e9 if limit else None,
                         latency_name=pct or "mean latency")
         fmt = fmt_iops if unit == "IOPS" else fmt_bw
+        noisy = any(p.noise is not None for p in points)
         table = TextTable(f"Sweep: {title}", ["Setting", "IOPS" if unit == "IOPS" else
                                               "Bandwidth", f"{pct} latency" if pct else
-                                              "Mean latency"])
+                                              "Mean latency"] + (["Noise (CoV)"] if noisy else []))
         for p in sorted(points, key=lambda q: q.concurrency):
-            table.rows.append([p.label, fmt(p.throughput),
-                               fmt_ns(p.latency_ns) if p.latency_ns is not None else "-"])
+            row = [p.label, fmt(p.throughput),
+                   fmt_ns(p.latency_ns) if p.latency_ns is not None else "-"]
+            if noisy:
+                row.append(f"{p.noise:.1%} {p.noise_source}" if p.noise is not None else "-")
+            table.rows.append(row)
         table.notes.extend(advice.sentences)
         tables.append(table)
     return tables

@@ -76,7 +76,19 @@ def _io_point(step: StepResult, unit: str, limit: dict | None,
     concurrency, label = concurrency_of(step, keys)
     throughput = sum(d.iops if unit == "IOPS" else d.bw_bytes for d in dirs)
     latency = _percentile(dirs, limit["percentile"]) if limit else _mean_latency(dirs)
-    return SweepPoint(label, concurrency, throughput, latency, dict(step.params))
+    return SweepPoint(label, concurrency, throughput, latency, dict(step.params),
+                      *step_noise(step))
+
+
+def step_noise(step: StepResult) -> tuple[float | None, str]:
+    """How noisy the step's figure is, for the advice's ties: the CoV of its repeated runs
+    when it was repeated, else the largest CoV of its per-second series (stability)."""
+    rep = step.summary.repeat if step.summary else None
+    if rep is not None and rep.n >= 2 and rep.cov is not None:
+        return rep.cov, f"over {rep.n} runs"
+    covs = [p["cov"] for p in (step.stability or {}).get("parts", [])
+            if isinstance(p, dict) and isinstance(p.get("cov"), (int, float))]
+    return (max(covs), "per second") if covs else (None, "")
 
 
 def _percentile(dirs: list[DirectionSummary], pct: float) -> float | None:
@@ -96,7 +108,8 @@ def _mode_point(step: StepResult, mode: str, keys: tuple[str, ...]) -> SweepPoin
             if d is None:
                 return None
             concurrency, label = concurrency_of(step, keys)
-            return SweepPoint(label, concurrency, d.bw_bytes, d.lat_mean_ns, dict(step.params))
+            return SweepPoint(label, concurrency, d.bw_bytes, d.lat_mean_ns, dict(step.params),
+                              *step_noise(step))
     return None
 
 
