@@ -13,13 +13,27 @@ The first bounds the noise, the second a drift too slow for the first to see. Bo
 relative to the mean, so a verdict does not depend on the unit (IOPS or bytes/s) nor on
 how fast the system is. A window averaging zero or less is never steady: zero I/O is a
 stall, and a stall held for k seconds is not a level to report.
+
+The window alone is short-sighted. A device that bursts — cloud volumes spending burst
+credits, a write-back cache absorbing writes, a controller before its throttle engages — is
+flat at its burst rate for as long as the burst lasts, and five flat seconds of a burst meet
+the rule as well as five of the steady state after it. Ending a run on that window reports
+the burst. So ending a run asks more (`held_level`, `ready_to_stop`): the level must have
+held — every k-window since it began within the limits, and the whole span's own trend within
+the slope limit — for at least two windows and for at least half of the run so far. A change
+seen before then starts the span again. That bounds what can be mistaken for the steady
+state: a burst from the start shorter than two windows, or a change coming before the level
+has lasted as long as everything before it, is always seen. A flat burst longer than that is
+indistinguishable, from inside the run, from the steady state (no rule on the series so far
+can see a drop that has not happened yet); SNIA's answer is preconditioning, stackprobe's a
+`window` of more than half the burst.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -45,6 +59,11 @@ class SteadyState:
     range_pct: float | None
     excursion_pct: float | None
     reason: str
+    # `held_level` and `ready_to_stop` only: since when the level has held (the time of the
+    # span's first sample), its mean over the whole span (the steady figure) and its length.
+    held_from_s: float | None = None
+    held_mean: float | None = None
+    held_samples: int = 0
 
 
 def check_window(
@@ -114,6 +133,120 @@ def is_steady_now(
     if len(v) < k:
         return _too_few(len(v), k)
     return _verdict(v, t, len(v) - k, k, (range_limit, slope_limit), unit, times is not None)
+
+
+def held_level(
+    values: Sequence[float],
+    times: Sequence[float] | None = None,
+    *,
+    k: int = 5,
+    range_limit: float = 0.20,
+    slope_limit: float = 0.10,
+    unit: str = "IOPS",
+) -> SteadyState:
+    """The level the series ended at and since when it has held: what a finished run
+    reports as its steady state.
+
+    The held span is the longest end of the series in which every window of k samples meets
+    the limits and whose own least-squares trend moves by no more than `slope_limit` of its
+    mean (a drift too slow for any one window). Steady when the span has at least k samples;
+    then `window_start`..`window_end` is the span's first window, reached_at_s the time that
+    window ended, `held_mean` the mean of the whole span. Not steady: the verdict on the last
+    window, as `is_steady_now` words it.
+    """
+    v, t = _arrays(values, times)
+    _check_k(k)
+    if len(v) < k:
+        return _too_few(len(v), k)
+    start = _held_start(v, t, k, range_limit, slope_limit)
+    if start is None:
+        return _verdict(v, t, len(v) - k, k, (range_limit, slope_limit), unit, times is not None)
+    return _held(v, t, start, k, (range_limit, slope_limit), unit, times is not None)
+
+
+def ready_to_stop(
+    values: Sequence[float],
+    times: Sequence[float] | None = None,
+    *,
+    k: int = 5,
+    range_limit: float = 0.20,
+    slope_limit: float = 0.10,
+    unit: str = "IOPS",
+) -> SteadyState:
+    """May a live run end now? Steady only when the level has held (`held_level`) for at
+    least 2k samples and for at least half of the samples so far: a burst from the start
+    must outlast two windows, and a level reached after a change must outlast what came
+    before it, to be taken as the steady state (module docstring). reached_at_s is then the
+    time of the last sample: when the run may end."""
+    held = held_level(values, times, k=k, range_limit=range_limit, slope_limit=slope_limit, unit=unit)
+    if not held.steady:
+        return held
+    n = len(values)
+    needed = max(2 * k, math.ceil(n / 2))
+    last = float(times[-1]) if times is not None else float(n - 1)
+    if held.held_samples < needed:
+        return replace(held, steady=False, reached_at_s=None, reason=(
+            f"not yet: the level has held for {held.held_samples} of {n} samples; ending the run "
+            f"needs {needed} (two windows, and half of the run so far)"))
+    return replace(held, reached_at_s=last, reason=(
+        f"{held.reason}; held for {held.held_samples} of {n} samples: the run may end"))
+
+
+def _held_start(v: np.ndarray, t: np.ndarray, k: int, range_limit: float,
+                slope_limit: float) -> int | None:
+    """Index of the held span's first sample, None when the last window is not steady.
+
+    Every k-window at once from running sums (the least-squares slope needs only the sums
+    of t, v, t² and tv), then the earliest start from which the span's own trend is within
+    the limit — O(n) per call, so a live monitor can ask every interval of a long run."""
+    n = len(v)
+    t = t - t[0]
+    win = np.lib.stride_tricks.sliding_window_view(v, k)
+    mean = win.mean(axis=1)
+    slope = _slopes(t, v, np.arange(n - k + 1), np.arange(k - 1, n))
+    dur = t[k - 1:] - t[:n - k + 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ok = ((mean > 0) & ((win.max(axis=1) - win.min(axis=1)) / mean <= range_limit)
+              & (np.abs(slope) * dur / mean <= slope_limit))
+    if not ok[-1]:
+        return None
+    bad = np.flatnonzero(~ok)
+    first = int(bad[-1]) + 1 if len(bad) else 0  # the windows from here to the end are steady
+    starts = np.arange(first, n - k + 1)
+    ends = np.full(len(starts), n - 1)
+    span_mean = (np.cumsum(v[::-1])[::-1][starts]) / (n - starts)
+    span_slope = _slopes(t, v, starts, ends)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        trend_ok = np.abs(span_slope) * (t[-1] - t[starts]) / span_mean <= slope_limit
+    return int(starts[np.argmax(trend_ok)])  # the last start (one steady window) always passes
+
+
+def _slopes(t: np.ndarray, v: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Least-squares slopes of v over t[s..e] for each pair (s, e), from running sums."""
+    def sums(x: np.ndarray) -> np.ndarray:
+        c = np.concatenate(([0.0], np.cumsum(x)))
+        return c[ends + 1] - c[starts]
+
+    m = (ends - starts + 1).astype(float)
+    st, sv, stt, stv = sums(t), sums(v), sums(t * t), sums(t * v)
+    den = m * stt - st * st
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, (m * stv - st * sv) / den, 0.0)
+
+
+def _held(v: np.ndarray, t: np.ndarray, start: int, k: int, limits: tuple[float, float], unit: str,
+          timed: bool) -> SteadyState:
+    """The steady SteadyState of the span v[start:], about its first window."""
+    first = _verdict(v, t, start, k, limits, unit, timed)
+    span = v[start:]
+    mean = float(np.mean(span))
+    seconds = f", {float(t[-1] - t[start]):g} s" if timed else ""
+    reason = (f"steady from {_when(t[start], start, timed)}: {_quantity(unit)} held at "
+              f"{_fmt(mean, unit)} over {len(span)} samples{seconds} (every {k}-sample window "
+              f"within the limits {_pct(limits[0])}, {_pct(limits[1])}; the span's trend within "
+              f"{_pct(limits[1])})")
+    return replace(first, steady=True, reached_at_s=float(t[start + k - 1]), reason=reason,
+                   held_from_s=float(t[start]), held_mean=mean, held_samples=len(span))
 
 
 def _verdict(v: np.ndarray, t: np.ndarray, start: int, k: int, limits: tuple[float, float], unit: str,
