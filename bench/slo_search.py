@@ -9,7 +9,8 @@ engine, iodepth 1 per job; the limit is a latency percentile (default p99 <= 10 
 
 Both methods use the same probe (one fio run at a numjobs setting, stackprobe's job builder
 and parser): the ramp tries numjobs 1, 2, 3, ... until a probe exceeds the limit, its answer
-the highest IOPS among its passing probes; the search is stackprobe's as the `slo` step runs
+the last setting that met it, as seed 000 reports it (the best of its passing probes is
+printed beside it: on a plateau of twenty noisy probes that is the luckiest one); the search is stackprobe's as the `slo` step runs
 it: analysis/slo_search.py, then analysis/slo_confirm.py re-measuring the candidates (the
 answer is its setting's mean IOPS). Device time is the wall time of all a method's probes.
 
@@ -103,6 +104,8 @@ def summary(name: str, res: SloResult) -> str:
     spread = f" ± {res.uncertainty:.1%}" if a and res.uncertainty is not None else ""
     answer = (f"{fmt_iops(a.iops)} IOPS{spread} at numjobs={a.setting}" if a
               else "nothing meets the limit")
+    if res.best is not None and res.best is not a:
+        answer += f" (best probe {fmt_iops(res.best.iops)} at numjobs={res.best.setting})"
     return (f"{name}: {answer}; {len(res.probes)} probes, {res.device_seconds:.0f} s of device "
             f"time ({res.reason})")
 
@@ -162,6 +165,10 @@ def main() -> None:
             raise SystemExit("no answer to compare: raise --limit")
         reference = statistics.median(r.answer.iops for r in ramps)
         diffs = [abs(s.answer.iops - reference) / reference for s in searches]
+        best_of = statistics.median(r.best.iops for r in ramps)
+        print(f"ramps' best probes: {', '.join(fmt_iops(r.best.iops) for r in ramps)} IOPS "
+              f"(median {fmt_iops(best_of)}); searches' differences from it: "
+              f"{', '.join(f'{abs(s.answer.iops - best_of) / best_of:.3f}' for s in searches)}")
         ratios = [s.device_seconds / r.device_seconds for s, r in zip(searches, ramps)]
         print(f"ramps' answers: {', '.join(fmt_iops(r.answer.iops) for r in ramps)} IOPS "
               f"(median {fmt_iops(reference)}); searches' differences from it: "
