@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""What does a day-long soak cost the controller? Disk, memory and report time, from a real run.
+
+One `stackprobe run` of a fio soak (real fio on a file in a `mktemp -d` directory, 4k
+random read/write at a capped rate, the default per-second monitoring on) for 10 minutes
+in 2-minute chunks, then three figures extrapolated to a day on one host:
+
+- `soak_disk_mb_per_host_day`: the run directory's bytes by kind of file, each scaled by
+  what it grows with: the chunks' compressed raw output (`chunks/`) per second measured,
+  the monitor's files per second monitored, and results.json as a day's soak stores it
+  (the synthetic day below: its kept series and periods are bounded, its chunk list is a
+  line per chunk); the rest (suite, job file, the first chunk's command) as measured.
+  Chunks of 2 minutes carry more per-chunk overhead than the default 10 minutes, so the
+  figure errs high. Goal: < 200 MB.
+- `rss_growth_mb`: the `stackprobe run` process's resident memory, sampled every 0.2 s,
+  fitted by least squares from the end of the first chunk to the end of the last one,
+  times a day (flat memory: ~0). The monitor's stop after the step (sadf's JSON read
+  whole by the controller) is printed apart, measured and scaled to a day
+  (`monitor_end_mb_24h`): it grows with the step's length.
+- `report_s_24h`: the wall time of `stackprobe report --format html` (the slowest
+  format: it also draws the monitor's per-second samples) and of `--format md` on a
+  synthetic day made from this run: its soak record folded again from the run's own
+  per-second logs repeated over 86,400 s, 144 chunks, and the monitor file's samples
+  repeated over the day.
+
+`--short` (what `make test` runs, so the script cannot rot): a 20 s soak in 10 s chunks;
+the same lines, no figure worth quoting.
+
+Usage: python bench/soak_cost.py [--minutes M] [--chunk S] [--short]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from stackprobe.analysis.soak_series import PeriodJudge, SeriesKeeper  # noqa: E402
+from stackprobe.parsers.fio.fio_log import series_from_logs  # noqa: E402
+from stackprobe.schema.records import SeriesPoint  # noqa: E402
+from stackprobe.schema.storage_soak_records import SoakChunk  # noqa: E402
+
+DAY = 86_400.0
+SUITE = """name: soak-cost
+steps:
+  - kind: fio
+    name: soak
+    rw: randrw
+    bs: 4k
+    size: 256M
+    iodepth: 4
+    ioengine: libaio
+    direct: 1
+    options: {{rate_iops: 4000}}
+    soak: {{duration: {duration}s, chunk: {chunk}s}}
+"""
+ENV = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+
+
+def rss_mb(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+class Watch:
+    """The run's RSS every 0.2 s and when each chunk's output appeared."""
+
+    def __init__(self, pid: int, runs: Path):
+        self.pid, self.runs = pid, runs
+        self.samples: list[tuple[float, float]] = []
+        self.chunk_ends: dict[str, float] = {}
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+
+    def _loop(self) -> None:
+        while not self.done.is_set():
+            now = time.monotonic()
+            rss = rss_mb(self.pid)
+            if rss is not None:
+                self.samples.append((now, rss))
+            for f in self.runs.glob("*/steps/*/chunks/chunk-*.json.gz"):
+                self.chunk_ends.setdefault(f.name, now)
+            self.done.wait(0.2)
+
+    def stop(self) -> None:
+        self.done.set()
+        self.thread.join()
+
+
+def slope_per_s(points: list[tuple[float, float]]) -> float:
+    n = len(points)
+    if n < 2:
+        return 0.0
+    mx = sum(t for t, _ in points) / n
+    my = sum(v for _, v in points) / n
+    den = sum((t - mx) ** 2 for t, _ in points)
+    return sum((t - mx) * (v - my) for t, v in points) / den if den else 0.0
+
+
+def sizes(run_dir: Path) -> dict[str, int]:
+    out = {"chunks": 0, "monitor": 0, "results": 0, "other": 0}
+    for f in run_dir.rglob("*"):
+        if not f.is_file():
+            continue
+        size = f.stat().st_size
+        if "chunks" in f.parts:
+            out["chunks"] += size
+        elif f.name.startswith("monitor-"):
+            out["monitor"] += size
+        elif f.name == "results.json":
+            out["results"] += size
+        else:
+            out["other"] += size
+    return out
+
+
+def chunk_seconds(step_dir: Path) -> list[list[SeriesPoint]]:
+    """Each chunk's per-second points, read back from its compressed fio logs."""
+    out = []
+    for raw in sorted((step_dir / "chunks").glob("chunk-*.json.gz")):
+        stem = raw.name.split(".", 1)[0]
+        logs = {k: [gzip.decompress(f.read_bytes()).decode()
+                    for f in sorted((step_dir / "chunks").glob(f"{stem}.{k}.*.log.gz"))]
+                for k in ("iops", "bw")}
+        out.append(series_from_logs(logs["iops"], logs["bw"]))
+    return out
+
+
+def synthetic_day(run_dir: Path, day_dir: Path, chunk_s: float) -> None:
+    """The real run made a day long: the soak record folded from the run's own seconds
+    repeated over 86,400 s, its chunk list 144 lines, the monitor file's samples repeated."""
+    shutil.copytree(run_dir, day_dir)
+    results = json.loads((day_dir / "results.json").read_text())
+    step = results["steps"][0]
+    step_dir = day_dir / "steps" / step["id"]
+    measured = [p for chunk in chunk_seconds(step_dir) for p in chunk]
+    if not measured:
+        raise SystemExit("the soak's chunks have no per-second logs")
+    soak = next(r for r in step["records"] if r["type"] == "storage_soak")
+    keeper, judge = SeriesKeeper(keep_s=soak["keep_s"]), PeriodJudge(soak["metric"], soak["period_s"])
+    t, i = 0.0, 0
+    while t < DAY:
+        p = measured[i % len(measured)]
+        t += 1.0
+        point = SeriesPoint(t_s=t, iops=p.iops, bw_bytes=p.bw_bytes)
+        keeper.add(point)
+        judge.add(point)
+        i += 1
+    judge.close()
+    template = soak["chunks"][0]
+    per_day = int(DAY // 600)
+    soak.update(seconds=int(DAY), chunks_planned=per_day, chunks_run=per_day,
+                points=[s.model_dump(mode="json", exclude_none=True) for s in keeper.samples()],
+                periods=[p.model_dump(mode="json", exclude_none=True) for p in judge.periods],
+                chunks=[SoakChunk(**{**template, "index": k, "start_s": k * 600.0,
+                                     "seconds": 600.0}).model_dump(mode="json", exclude_none=True)
+                        for k in range(per_day)])
+    step["duration_s"] = DAY
+    (day_dir / "results.json").write_text(json.dumps(results, indent=1))
+    for info in step.get("monitor", {}).values():
+        path = step_dir / info["file"]
+        doc = json.loads(path.read_text())
+        rows = doc.get("samples", [])
+        if len(rows) < 2:
+            continue
+        span = rows[-1]["t"] - rows[0]["t"] + (info.get("interval_s") or 1.0)
+        day = []
+        k = 0
+        while len(day) < DAY / (info.get("interval_s") or 1.0):
+            for r in rows:
+                day.append({**r, "t": r["t"] + k * span})
+            k += 1
+        doc["samples"] = day
+        path.write_text(json.dumps(doc))
+
+
+def timed_report(day_dir: Path, fmt: str) -> float:
+    t0 = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "stackprobe", "report", str(day_dir),
+                           "--format", fmt, "--output", str(day_dir / f"report.{fmt}")],
+                          capture_output=True, text=True, env=ENV)
+    if proc.returncode != 0:
+        raise SystemExit(f"report --format {fmt} failed: {(proc.stderr or proc.stdout)[-500:]}")
+    return time.monotonic() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--minutes", type=float, default=10.0)
+    ap.add_argument("--chunk", type=float, default=120.0, help="seconds per chunk")
+    ap.add_argument("--short", action="store_true", help="seconds: does the script still work")
+    args = ap.parse_args()
+    duration, chunk = (20.0, 10.0) if args.short else (args.minutes * 60, args.chunk)
+    tmp = Path(tempfile.mkdtemp(prefix="stackprobe-soak-cost-"))
+    try:
+        target, runs = tmp / "target", tmp / "runs"
+        target.mkdir()
+        suite = tmp / "soak.yaml"
+        suite.write_text(SUITE.format(duration=int(duration), chunk=int(chunk)))
+        t0 = time.monotonic()
+        proc = subprocess.Popen([sys.executable, "-m", "stackprobe", "run", str(suite),
+                                 "--target", str(target), "--out", str(runs), "--quiet"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+        watch = Watch(proc.pid, runs)
+        out, err = proc.communicate()
+        watch.stop()
+        wall = time.monotonic() - t0
+        run_dir = next(p for p in runs.iterdir() if p.is_dir())
+        results = json.loads((run_dir / "results.json").read_text())
+        step = results["steps"][0]
+        if step["status"] != "ok":
+            raise SystemExit(f"the soak step ended {step['status']}: {step.get('error')} "
+                             f"({(err or out)[-300:]})")
+        soak = next(r for r in step["records"] if r["type"] == "storage_soak")
+        measured_s = soak["seconds"]
+        ends = sorted(watch.chunk_ends.values())
+        fit = [(t, v) for t, v in watch.samples if ends and ends[0] <= t <= ends[-1]]
+        growth_day = slope_per_s(fit) * DAY
+        seen = [v for t, v in fit]
+        last = seen[-1] if seen else 0.0
+        end_peak = max((v for t, v in watch.samples if ends and t > ends[-1]), default=last)
+        monitor_s = max(step["duration_s"], 1.0)
+        size = sizes(run_dir)
+        day_dir = tmp / "day"
+        synthetic_day(run_dir, day_dir, chunk)
+        day_results = (day_dir / "results.json").stat().st_size
+        disk_day = (size["chunks"] / measured_s * DAY + size["monitor"] / monitor_s * DAY
+                    + day_results + size["other"])
+        html_s = timed_report(day_dir, "html")
+        md_s = timed_report(day_dir, "md")
+        print(f"soak: {soak['chunks_run']} chunks, {measured_s} s measured, wall {wall:.0f} s, "
+              f"verdict {soak['verdict']}, {len(soak['points'])} points kept")
+        print(f"disk measured: chunks {size['chunks'] / 1e6:.2f} MB, monitor "
+              f"{size['monitor'] / 1e6:.2f} MB, results.json {size['results'] / 1e6:.3f} MB, "
+              f"other {size['other'] / 1e6:.3f} MB")
+        print(f"disk per day: chunks {size['chunks'] / measured_s * DAY / 1e6:.1f} MB, monitor "
+              f"{size['monitor'] / monitor_s * DAY / 1e6:.1f} MB, results.json "
+              f"{day_results / 1e6:.2f} MB")
+        print(f"rss: {len(fit)} samples over {len(ends)} chunk ends, first {seen[0] if seen else 0:.1f} MB, "
+              f"last {last:.1f} MB, after the step (monitor stop) peak {end_peak:.1f} MB; "
+              f"monitor_end_mb_24h={max(0.0, end_peak - last) * DAY / monitor_s:.0f}")
+        print(f"report on the synthetic day: html {html_s:.2f} s, md {md_s:.2f} s")
+        print(f"soak_disk_mb_per_host_day={disk_day / 1e6:.1f} rss_growth_mb={growth_day:.1f} "
+              f"report_s_24h={max(html_s, md_s):.2f}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
