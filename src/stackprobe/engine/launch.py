@@ -11,7 +11,7 @@ import contextlib
 import shutil
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,7 +38,7 @@ from stackprobe.kinds.ceph.target import resolve_target
 from stackprobe.kinds.context import TargetInfo
 from stackprobe.schema.results import RunResults
 from stackprobe.spec.ceph import CephSettings
-from stackprobe.spec.hosts import HostsFile
+from stackprobe.spec.hosts import Host, HostsFile
 from stackprobe.spec.planned import PlannedStep
 from stackprobe.spec.target import DeviceTarget
 from stackprobe.store.rundir import RunDir, load_results, new_run_id
@@ -66,9 +66,12 @@ def launch(
     hosts: HostsFile | None = None,
     resume: Path | None = None,
     destroy_data: tuple[str, ...] = (),
+    host_transport: Callable[[Host, Transport], Transport] | None = None,
 ) -> tuple[RunResults, Path]:
     """Run the plan; return its results and run directory. UserError before any load.
-    `resume`: an existing run directory whose completed steps are kept (cli/resume_cmd.py)."""
+    `resume`: an existing run directory whose completed steps are kept (cli/resume_cmd.py).
+    `host_transport`: how each host's transport is reached instead of as the hosts file
+    says (bench/fleet_scale.py records and replays them: transport/replay.py)."""
     _check_hosts_given(plan, hosts)
     runs = [s for s in plan if s.skip is None]  # a step skipped by the plan needs nothing
     here = [s for s in runs if not s.hosts]
@@ -81,8 +84,8 @@ def launch(
     previous = load_results(resume) if resume is not None else None
     run_id = previous.run.id if previous is not None else new_run_id(settings.suite_name)
     warnings: list[str] = guard_targets(plan, transport, destroy_data, hosts)  # before any load
-    fleet = (_open_fleet(plan, hosts, run_id, storage_names(hosts, plan, settings.monitor))
-             if hosts is not None else None)
+    fleet = (_open_fleet(plan, hosts, run_id, storage_names(hosts, plan, settings.monitor),
+                         host_transport) if hosts is not None else None)
     try:
         session = _ceph_session(plan, ceph or CephOptions(), transport, run_id, warnings)
     except BaseException:
@@ -163,12 +166,12 @@ def _check_hosts_given(plan: Sequence[PlannedStep], hosts: HostsFile | None) -> 
 
 
 def _open_fleet(plan: Sequence[PlannedStep], hosts: HostsFile, run_id: str,
-                watched: set[str] = frozenset()) -> Fleet:
+                watched: set[str] = frozenset(), through=None) -> Fleet:
     """Connect to the hosts the plan uses (and `watched`: the storage hosts monitored
     during Ceph steps), make their scratch directories, check their tools; UserError
     naming each host's problem, before any load."""
     names = {n for s in plan for n in s.hosts} | watched
-    fleet = Fleet(hosts, names, run_id)
+    fleet = Fleet(hosts, names, run_id, through=through)
     fleet.open()
 
     def tools(h) -> str | None:

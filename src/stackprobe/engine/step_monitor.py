@@ -81,13 +81,21 @@ class StepMonitors:
     ceph_view: dict | None = None  # what ceph gave, once stopped
 
     def start(self) -> None:
-        for host, transport, directory in self.targets:
+        """sadc started on every host at once (a few round trips each: one after the other,
+        hundreds of hosts would wait minutes before the step)."""
+        def one(target: tuple[str, Transport, str]) -> HostMonitor:
+            host, transport, directory = target
             if host not in self.link_speeds:
                 res = transport.run(SPEEDS_ARGV, timeout=30)
                 self.link_speeds[host] = parse_link_speeds(res.stdout) if res.ok else {}
             m = HostMonitor(max_s=self.max_s)
             m.start(transport, directory)
-            self.monitors[host] = m
+            return m
+
+        if self.targets:
+            with ThreadPoolExecutor(max_workers=min(32, len(self.targets))) as pool:
+                started = list(pool.map(one, self.targets))
+            self.monitors.update(zip((t[0] for t in self.targets), started, strict=True))
         if self.ceph is not None:
             self.ceph.start()
 

@@ -27,6 +27,8 @@ WIDTH = 1100
 TOP_DEVICES = 6  # disks and NICs drawn per host: the busiest
 MARKED = 30  # up to this many points a curve shows a marker (and tooltip) per point
 NOT_A_DISK = re.compile(r"^(loop|ram|zram|sr)\d+$")  # sadc reports these beside the disks
+MAX_HOST_PANELS = 8  # hosts whose CPU, disk and NIC panels a step draws at most
+LEAST_BUSY_PANELS = 2  # of them, the least busy by mean CPU (the others: the busiest)
 SERIES_METRICS = {"iops": ("iops", "IOPS", fmt_iops), "bw": ("bw_bytes", "bandwidth", fmt_bw),
                   "lat": ("lat_mean_ns", "mean latency", fmt_ns)}
 
@@ -37,10 +39,34 @@ class Timeline:
     notes: list[str] = field(default_factory=list)  # missing monitor files and the like
 
 
+def panel_hosts(step: StepResult) -> tuple[list[str], str | None]:
+    """The hosts whose resource panels are drawn, and a note when not all of them: a step on
+    many hosts gets the busiest and the least busy by mean CPU (the extremes are where a
+    bottleneck or a stalled host shows), not a page of thousands of charts."""
+    hosts = sorted(step.monitor)
+    if len(hosts) <= MAX_HOST_PANELS:
+        return hosts, None
+
+    def busy(h: str) -> float:
+        summary = step.monitor[h].get("summary") or {}
+        return float((summary.get("cpu") or {}).get("busy_mean_pct") or 0.0)
+
+    ranked = sorted(hosts, key=lambda h: (-busy(h), h))
+    top, low = ranked[:MAX_HOST_PANELS - LEAST_BUSY_PANELS], ranked[-LEAST_BUSY_PANELS:]
+    chosen = sorted(set(top + low), key=hosts.index)
+    return chosen, (f"resource panels of {len(chosen)} of the {len(hosts)} hosts: the "
+                    f"{len(top)} busiest ({', '.join(top)}) and the {len(low)} least busy "
+                    f"({', '.join(low)}) by mean CPU; every host's samples are in its "
+                    f"monitor-<host>.json, its figures in the resource summary")
+
+
 def step_timeline(step: StepResult, run_dir: Path | None) -> Timeline:
     out = Timeline()
-    samples = {host: _samples(step, host, info, run_dir, out.notes)
-               for host, info in sorted(step.monitor.items())}
+    drawn, note = panel_hosts(step)
+    if note:
+        out.notes.append(note)
+    samples = {host: _samples(step, host, step.monitor[host], run_dir, out.notes)
+               for host in drawn}
     # a curve over time needs two points: a 1-second step's single interval says nothing
     series = [r for r in step.records if isinstance(r, IoRecord) and r.series and len(r.series) > 1]
     if not series and not any(samples.values()):

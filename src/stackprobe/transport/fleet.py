@@ -7,13 +7,14 @@ SSH), its tools checked, and a scratch directory made for the run's test files â
 filesystem never collide. An `access: management` entry (a BMC address) gets no transport,
 no scratch and no command: only kinds that reach management controllers use it. Closing the
 fleet removes the scratch directories and closes the connections; interrupt / kill reach
-the commands running on every host.
+the commands running on every host. `through`, when given, is how each host's transport is
+reached instead (a recording of what it says, or a replay of one: transport/replay.py).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -46,7 +47,8 @@ class HostHandle:
 
 class Fleet:
     def __init__(self, hosts_file: HostsFile, names: Iterable[str], run_id: str,
-                 pool: SshPool | None = None):
+                 pool: SshPool | None = None,
+                 through: Callable[[Host, Transport], Transport] | None = None):
         self.hosts_file = hosts_file
         self.pool = pool or SshPool()
         self.handles: dict[str, HostHandle] = {}
@@ -60,6 +62,8 @@ class Fleet:
                                          self.pool)
             elif host.access == "local":
                 transport = LocalTransport(host.name)
+            if transport is not None and through is not None:
+                transport = through(host, transport)
             self.handles[host.name] = HostHandle(
                 host, transport, f"{base.rstrip('/')}/stackprobe-{run_id}-{host.name}")
 

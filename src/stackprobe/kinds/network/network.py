@@ -68,7 +68,8 @@ class NetworkRunner:
         if isinstance(found, str):
             return StepOutcome("failed", error=found)
         by_name, chosen = found
-        handles = list(by_name.values())
+        in_pairs = {h for pair in chosen for h in pair}  # `pairs: N` of many hosts: a few
+        handles = [h for name, h in by_name.items() if name in in_pairs]
         links = self._link_speeds(ctx, handles)
         warnings = self._speed_warnings(handles, links)
         port = spec.port
@@ -106,7 +107,8 @@ class NetworkRunner:
     # -------------------------------------------------------------- parts
     @staticmethod
     def _link_speeds(ctx: StepContext, handles: list[HostHandle]) -> dict[str, dict]:
-        """{host: {nic, speed_mbps}} from `ip -o addr show` and /sys/class/net/NIC/speed."""
+        """{host: {nic, speed_mbps}} from `ip -o addr show` and /sys/class/net/NIC/speed,
+        on every host at once."""
         def one(h: HostHandle) -> dict:
             res = ctx.execute(f"{h.name}-ip-addr", ["ip", "-o", "addr", "show"], on=h.transport)
             nic = nic_of(res.stdout, h.host.address) if res.ok else None
@@ -115,7 +117,8 @@ class NetworkRunner:
             speed = ctx.execute(f"{h.name}-link-speed", ["cat", f"/sys/class/net/{nic}/speed"],
                                 on=h.transport)
             return {"nic": nic, "speed_mbps": link_speed_mbps(speed.stdout) if speed.ok else None}
-        return {h.name: one(h) for h in handles}
+        found = ctx.fleet.each(one, [h.name for h in handles])
+        return {h.name: found[h.name] for h in handles}
 
     @staticmethod
     def _speed_warnings(handles: list[HostHandle], links: dict[str, dict]) -> list[str]:
