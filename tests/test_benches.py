@@ -40,8 +40,13 @@ def test_overhead_short_prints_its_ratio_with_monitoring_on():
 @pytest.mark.root
 def test_fleet_scale_short_drives_two_lab_hosts():
     out = bench("fleet_scale.py")
-    assert re.search(r"^hosts=2 controller_cpu_s=\d+\.\d+ wall_s=\d+\.\d+ clients_reported=2 ",
+    figures = r"controller_cpu_s=\d+\.\d+ wall_s=\d+\.\d+ rss_mb=\d+"
+    assert re.search(rf"^hosts=2 {figures} mode=real step=null-fleet kind=fio .*"
+                     r"status=ok clients_reported=2$", out, re.MULTILINE), out
+    assert re.search(rf"^hosts=20 {figures} mode=sim step=pairs kind=network .*status=ok pairs=1$",
                      out, re.MULTILINE), out
+    assert re.search(rf"^hosts=20 {figures} mode=sim step=run .* unanswered=0$", out,
+                     re.MULTILINE), out
 
 
 @pytest.mark.bench

@@ -56,6 +56,8 @@ from fuzz_support import (
 from stackprobe.analysis.io500_score import recompute
 from stackprobe.analysis.live_ceph import RadosLive, RbdLive
 from stackprobe.analysis.live_figures import FioLive, LiveFigures
+from stackprobe.analysis.soak_io import SoakTotals, chunk_figures
+from stackprobe.analysis.soak_series import SoakSeries
 from stackprobe.ingest.detect import detect
 from stackprobe.ingest.files import ingest_text
 from stackprobe.ingest.into_run import plan_file
@@ -156,6 +158,7 @@ from stackprobe.schema.records import (
     Record,
     SeriesPoint,
 )
+from stackprobe.schema.storage_soak_records import StorageSoakRecord
 from stackprobe.spec.host_sources import parse_file, parse_hostlist
 from stackprobe.spec.host_sources.ansible_ini import parse_ansible_ini
 from stackprobe.spec.host_sources.ansible_yaml import parse_ansible_yaml
@@ -250,6 +253,29 @@ def _fio_logs(text: str) -> list:
     return [parse_fio_log(text), series_from_logs([text, text], [text])]
 
 
+def _soak_series(text: str) -> StorageSoakRecord:
+    """What a soak does with its chunks' fio logs: their seconds, one chunk after another,
+    folded into its bounded series, periods and totals (kinds/storage_soak.py)."""
+    points = series_from_logs([text], [text])
+    series = SoakSeries(keep_s=2, period_s=3)
+    for chunk in range(3):
+        for p in points:
+            series.add(p.model_copy(update={"t_s": p.t_s + chunk * 1000.0}))
+    return StorageSoakRecord(tool="fio", job="fuzz", **series.figures())
+
+
+def _soak_totals(text: str) -> list:
+    """A soak's whole-run record and chunk figures from its chunks' fio JSON (the same
+    chunk three times over)."""
+    totals = SoakTotals()
+    records = parse_fio_json(text)[:1] * 3
+    for rec in records:
+        totals.add(rec)
+        chunk_figures(rec)
+    whole = totals.record()
+    return [whole] if whole is not None else []
+
+
 def _io500_recomputed(text: str) -> list:
     """What ingest and the io500 runner do: parse, then recompute the score."""
     return [recompute(r) for r in parse_io500(text)]
@@ -297,6 +323,8 @@ TARGETS: dict[str, Target] = {
     "fio_terse": Target(parse_fio_terse, IoRecord, _files("recorded/fio-*terse*.txt")),
     "fio_hist_log": Target(parse_hist_log, dict, _files("recorded/fio-hist/*/*.log.gz")[:3]),
     "fio_log": Target(_fio_logs, object, _files("recorded/fio-log/*.log")),
+    "soak_series": Target(_soak_series, StorageSoakRecord, _files("recorded/fio-log/*.log")),
+    "soak_totals": Target(_soak_totals, IoRecord, _files(*FIO_JSON_SEEDS)),
     "iperf3_json": Target(parse_iperf3_json, NetRecord,
                           _files("recorded/iperf3/*", "public/iperf3/*", shared=("iperf3/*",))),
     "ping": Target(parse_ping, PingRecord, _files("recorded/ping/*.txt", "synthetic/ping/*.txt")),

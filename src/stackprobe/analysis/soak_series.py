@@ -77,9 +77,23 @@ class _Bucket:
                           bw_max_bytes=bw_max)
 
 
-def _second(p: SeriesPoint) -> SoakSample:
-    return SoakSample(t_s=p.t_s, seconds=1, iops=p.iops, iops_min=p.iops, iops_max=p.iops,
-                      bw_bytes=p.bw_bytes, bw_min_bytes=p.bw_bytes, bw_max_bytes=p.bw_bytes)
+# a second as held between its arrival and its fold: (t_s, iops, bw_bytes), a tenth of the
+# memory of a model object - an hour of them is held for the running period
+Second = tuple[float, float | None, float | None]
+
+
+def _held(p: SeriesPoint) -> Second:
+    return (p.t_s, p.iops, p.bw_bytes)
+
+
+def _point(s: Second) -> SeriesPoint:
+    return SeriesPoint(t_s=s[0], iops=s[1], bw_bytes=s[2])
+
+
+def _second(s: Second) -> SoakSample:
+    t_s, iops, bw = s
+    return SoakSample(t_s=t_s, seconds=1, iops=iops, iops_min=iops, iops_max=iops,
+                      bw_bytes=bw, bw_min_bytes=bw, bw_max_bytes=bw)
 
 
 class SeriesKeeper:
@@ -92,8 +106,8 @@ class SeriesKeeper:
             raise ValueError(f"keep_s >= 0, bucket_s > 0, max_buckets >= 2: not {keep_s}, "
                              f"{bucket_s}, {max_buckets}")
         self.keep_s, self.bucket_s, self.max_buckets = keep_s, bucket_s, max_buckets
-        self.head: list[SeriesPoint] = []
-        self.tail: deque[SeriesPoint] = deque()
+        self.head: list[Second] = []
+        self.tail: deque[Second] = deque()
         self.buckets: list[_Bucket] = []  # closed, in time order
         self.current: _Bucket | None = None
         self._start: float | None = None
@@ -102,11 +116,11 @@ class SeriesKeeper:
         if self._start is None:
             self._start = point.t_s - 1.0  # the first interval's beginning
         if point.t_s - self._start <= self.keep_s:
-            self.head.append(point)
+            self.head.append(_held(point))
             return
-        self.tail.append(point)
-        while self.tail and self.tail[0].t_s <= point.t_s - self.keep_s:
-            self._fold(self.tail.popleft())
+        self.tail.append(_held(point))
+        while self.tail and self.tail[0][0] <= point.t_s - self.keep_s:
+            self._fold(_point(self.tail.popleft()))
 
     def extend(self, points: Iterable[SeriesPoint]) -> None:
         for p in points:
@@ -186,7 +200,7 @@ class PeriodJudge:
         self.dip_fraction, self.cov_limit = dip_fraction, cov_limit
         self.periods: list[SoakPeriod] = []
         self._index: int | None = None
-        self._points: list[SeriesPoint] = []
+        self._points: list[Second] = []
 
     def add(self, point: SeriesPoint) -> None:
         if getattr(point, self.metric) is None:
@@ -195,13 +209,13 @@ class PeriodJudge:
         if self._index is not None and index != self._index:
             self.close()
         self._index = index
-        self._points.append(point)
+        self._points.append(_held(point))
 
     def close(self) -> None:
         """Judge the running period (at a period's end, and at the soak's)."""
         if self._index is None or not self._points:
             return
-        points, index = self._points, self._index
+        points, index = [_point(s) for s in self._points], self._index
         self._points, self._index = [], None
         values = [getattr(p, self.metric) for p in points]
         label = f"period {index + 1}"

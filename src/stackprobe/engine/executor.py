@@ -284,18 +284,27 @@ class Executor:
     def _context_maker(self, step: PlannedStep, host: HostHandle | None = None):
         """sub -> the StepContext of one run of the step, locally or on one host."""
         live = getattr(self.progress, "live_sink", None)  # the display's live figures
+        later = self._later(step)
 
         def make(sub: str | None) -> StepContext:
             if host is None:
                 return StepContext(step, self.transport, self.run_dir, self.target,
                                    step_timeout(step), ceph=self.ceph if step.on_ceph else None,
-                                   sub=sub, fleet=self.fleet if step.hosts else None, live=live)
+                                   sub=sub, fleet=self.fleet if step.hosts else None, live=live,
+                                   later=later)
             where = host.name if sub is None else f"{host.name}/{sub}"
             return StepContext(step, host.transport, self.run_dir,
                                TargetInfo(root=Path(host.scratch), remote=True),
                                step_timeout(step), sub=where, fleet=self.fleet, host=host.name,
                                live=live)
         return make
+
+    def _later(self, step: PlannedStep) -> tuple[PlannedStep, ...]:
+        """The steps that will run after this one (not those kept from before a resume, nor
+        those the plan skips): what a step may leave its test files for."""
+        at = next((i for i, s in enumerate(self.plan) if s is step), len(self.plan))
+        after = zip(self.plan[at + 1:], self.results.steps[at + 1:], strict=True)
+        return tuple(s for s, r in after if r.status not in DONE and s.skip is None)
 
     def _run_per_node(self, step: PlannedStep) -> tuple[StepOutcome, list[CommandRecord]]:
         """The step on each of its hosts at once (each in its own sub-directory), then the

@@ -74,13 +74,16 @@ class StepContext:
     # servers the step started (iperf3 -s, fio --server): cleanup stops them by PID
     started: list = field(default_factory=list)
     live: LiveSink | None = None  # the run's display of live figures (kinds/live.py), if any
+    # the steps of the run still to come after this one: what a step may leave on the target
+    # for them (fio's laid-out test files, kinds/fio/layout.py); empty: nothing is kept
+    later: tuple[PlannedStep, ...] = ()
 
     def child(self, sub: str) -> StepContext:
         """A context for one part of the step (an slo probe): its own sub-directory, the
         step's command list."""
         return StepContext(self.step, self.transport, self.run_dir, self.target,
                            self.timeout_s, ceph=self.ceph, sub=sub, commands=self.commands,
-                           fleet=self.fleet, host=self.host, live=self.live)
+                           fleet=self.fleet, host=self.host, live=self.live, later=self.later)
 
     @property
     def on_cephfs(self) -> bool:

@@ -24,6 +24,8 @@ One record type per kind of figure, told apart by `type`:
   (soak_records.py).
 - `link`: a NIC, InfiniBand port or bond of a host as its kernel reports it
   (link_records.py).
+- `storage_soak`: a fio or rados bench soak over all its chunks: its bounded per-second
+  series, its periods judged one by one, its chunks (storage_soak_records.py).
 
 Latency dicts (`clat_ns`, `lat_ns`, `slat_ns`) are flat: mean/min/max/stddev plus the
 percentiles the tool reported, keyed by `percentile_key` ("p50", "p99.9", ...).
@@ -49,6 +51,7 @@ from stackprobe.schema.peer_records import (
 from stackprobe.schema.record_base import MODEL, RecordBase
 from stackprobe.schema.settings_records import SettingsRecord
 from stackprobe.schema.soak_records import NicCountersRecord, SoakPairRecord
+from stackprobe.schema.storage_soak_records import StorageSoakRecord
 
 
 def percentile_key(p: float | str) -> str:
@@ -431,6 +434,6 @@ Record = Annotated[
           Io500Record, CephReviewRecord, StreamRecord, HplRecord, HpccRecord, OsuRecord,
           PerftestRecord, MpiPairRecord, SoakPairRecord, NicCountersRecord, BmcRecord,
           LinkRecord, HealthRecord, SettingsRecord, ElbenchoPhaseRecord, ElbenchoLiveRecord,
-          VdbenchRecord, SysbenchRecord],
+          VdbenchRecord, SysbenchRecord, StorageSoakRecord],
     Field(discriminator="type"),
 ]

@@ -16,20 +16,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from stackprobe.analysis.live_ceph import RadosLive
 from stackprobe.kinds.ceph.common import CEPH, CEPH_CLI_S, RADOS
 from stackprobe.kinds.ceph.rados_bench_fleet import cleanup_fleet, run_fleet
+from stackprobe.kinds.ceph.rados_soak import RadosSoakSpec, objects_for, run_rados_soak, soak_problem
 from stackprobe.kinds.context import StepContext, StepOutcome, failure_message
 from stackprobe.kinds.contract import CephNeeds, ClusterIo, HostMode, Kind
 from stackprobe.kinds.live import stdout_reader
 from stackprobe.parsers.ceph.rados_bench import parse_rados_bench
 from stackprobe.schema.records import IoRecord
 from stackprobe.schema.results import StepResult
+from stackprobe.schema.storage_soak_records import StorageSoakRecord
 from stackprobe.spec.fields import Counts, Size, Sizes
 from stackprobe.spec.steps import MeasuredSpec
 from stackprobe.tables.rows import record_rows
+from stackprobe.tables.storage_soak import soak_tables
 from stackprobe.tables.sweeps import SweepSeries, mode_series
 from stackprobe.tables.text_table import TextTable
 from stackprobe.units import fmt_bw, fmt_iops, fmt_ns, parse_size
@@ -45,6 +48,14 @@ class RadosBenchStep(MeasuredSpec):
     modes: list[Literal["write", "seq", "rand"]] = Field(
         default_factory=lambda: ["write", "seq", "rand"], min_length=1
     )
+    soak: RadosSoakSpec | None = None  # hours of rand reads over one object set (rados_soak.py)
+
+    @model_validator(mode="after")
+    def _soak(self):
+        problem = soak_problem(self)
+        if problem:
+            raise ValueError(problem)
+        return self
 
 
 FILL_FRACTION = 0.5  # of the pool's max_avail a write may use
@@ -69,6 +80,9 @@ class RadosBenchRunner:
         max_objects = self._max_objects(ctx, bs)
         if ctx.fleet is not None:
             return run_fleet(ctx, modes, max_objects)
+        if spec.soak is not None:
+            return run_rados_soak(ctx, ["rados", *ctx.ceph.target.cli(), "-p", ctx.ceph.pool,
+                                        "bench"], run_name(ctx), objects_for(spec, max_objects))
         base = ["rados", *ctx.ceph.target.cli(), "-p", ctx.ceph.pool, "bench",
                 str(max(1, round(spec.seconds)))]
         for groupid, mode in enumerate(modes):
@@ -150,9 +164,9 @@ class RadosBench(Kind):
     hosts = HostMode.FLEET
     sweeps = ("block_size", "threads")
     tools = (CEPH, RADOS)
-    records = (IoRecord,)
+    records = (IoRecord, StorageSoakRecord)
     concurrency = ("threads",)
-    duration_fields = ("seconds",)
+    duration_fields = ("seconds", "soak")
     verdict_fields = ("modes",)  # each mode is a row of its own
 
     def title(self, spec: RadosBenchStep, name):
@@ -162,6 +176,10 @@ class RadosBench(Kind):
         return "bw"
 
     def estimate_s(self, spec: RadosBenchStep, hosts):
+        if spec.soak is not None:  # the object set's write at ~100 MB/s, then the reads
+            chunks = len(spec.soak.lengths())
+            return (spec.soak.size.bytes / 100e6 + spec.soak.duration.seconds
+                    + (chunks + 2) * CEPH_CLI_S)
         runs = len(set(spec.modes) | {"write"})  # reads need the objects a write leaves
         return runs * (spec.seconds + CEPH_CLI_S) + CEPH_CLI_S  # + cleanup
 
@@ -175,6 +193,10 @@ class RadosBench(Kind):
         return ("ceph", "rados")  # the run's pool, and cleanup of every client's objects
 
     def workload_text(self, params):
+        soak = params.get("soak")
+        if soak:
+            return (f"{params['block_size']} objects, {params['threads']} threads, rand reads "
+                    f"of {soak.get('size', '1G')} for {soak['duration']}")
         return (f"{params['block_size']} objects, {params['threads']} threads, "
                 f"{params['seconds']:g} s")
 
@@ -193,7 +215,7 @@ class RadosBench(Kind):
 
     def tables(self, steps):
         table = rados_matrix(steps)
-        return [table] if table.rows else []
+        return ([table] if table.rows else []) + soak_tables(steps)
 
     def sweep_series(self, steps, others) -> list[SweepSeries]:
         return [mode_series(steps, others, "rados bench", mode, self.concurrency)

@@ -30,6 +30,7 @@ from stackprobe.kinds.fio.common import FIO, FIO_DEFAULTS, fio_seconds, job_file
 from stackprobe.kinds.fio.fio_ceph_fleet import FioCephFleet
 from stackprobe.kinds.fio.fio_fleet import FioFleet
 from stackprobe.kinds.fio.fio_job import build_job, job_place
+from stackprobe.kinds.fio.layout import put_back, take
 from stackprobe.kinds.fio.params import (
     TARGET_TEXT,
     FioParams,
@@ -42,15 +43,19 @@ from stackprobe.kinds.fio.params import (
     target_needs,
 )
 from stackprobe.kinds.fio.rbd_vs_cephfs import rbd_vs_cephfs
+from stackprobe.kinds.fio.soak import run_soak, soak_job, soak_problem, soak_seconds
 from stackprobe.kinds.fio.steady import SteadyMonitor, SteadySpec
 from stackprobe.kinds.live import stdout_reader
+from stackprobe.kinds.storage_soak import SoakSpec
 from stackprobe.parsers.fio.fio_json import FioJsonError, parse_fio_json
 from stackprobe.parsers.fio.fio_log import series_from_logs
 from stackprobe.safety.job_paths import WORK, job_lines, parse_jobs, plan_uses_of
 from stackprobe.schema.records import IoRecord
+from stackprobe.schema.storage_soak_records import StorageSoakRecord
 from stackprobe.spec.fields import Duration
 from stackprobe.spec.steps import MeasuredSpec, StrictModel, slug
 from stackprobe.tables.rows import fio_workload
+from stackprobe.tables.storage_soak import soak_tables
 
 
 class AdviceSpec(StrictModel):
@@ -68,6 +73,14 @@ class FioStep(MeasuredSpec, FioParams):
     headline: Literal["auto", "iops", "bw", "lat"] = "auto"
     steady_state: SteadySpec | None = None
     advice: AdviceSpec | None = None
+    soak: SoakSpec | None = None  # hours in chunks over the bounded files (kinds/fio/soak.py)
+
+    @model_validator(mode="after")
+    def _soak(self):
+        problem = soak_problem(self)
+        if problem:
+            raise ValueError(problem)
+        return self
 
     @model_validator(mode="after")
     def _job_file_alone(self):
@@ -140,7 +153,8 @@ def steady_summary(monitor: SteadyMonitor, ctx: StepContext) -> dict:
     spec: FioStep = ctx.step.spec
     out = {"steady": verdict.steady, "reason": verdict.reason,
            "reached_at_s": verdict.reached_at_s, "stopped_early": monitor.stopped_at is not None,
-           "window": monitor.window, "intervals": len(monitor.series())}
+           "window": monitor.window, "intervals": len(monitor.series()),
+           "level_iops": verdict.held_mean, "held_from_s": verdict.held_from_s}
     if monitor.stopped_at is not None and spec.runtime is not None:
         planned = spec.runtime.seconds + (spec.ramp_time.seconds if spec.ramp_time else 0.0)
         ran = ctx.commands[-1].duration_s if ctx.commands else planned
@@ -164,6 +178,7 @@ class FioRunner:
     def __init__(self) -> None:
         self.local_fleet = FioFleet()  # the same step driven from several hosts (--hosts)
         self.ceph_fleet = FioCephFleet()  # ... on RBD or CephFS, each client on its own
+        self.files = None  # the run's kept test files this step uses (kinds/fio/layout.py)
 
     def _fleet(self, ctx: StepContext):
         return self.ceph_fleet if ctx.step.spec.target in ("rbd", "cephfs") else self.local_fleet
@@ -178,8 +193,10 @@ class FioRunner:
             ctx.run_dir.copy_in(src, ctx.step_dir / src.name)  # kept redacted; fio reads src
             return
         engine = self._rbd_engine(ctx) if spec.target == "rbd" else None
-        job = build_job(ctx.step.name, spec, **job_place(ctx.step, str(ctx.work_dir), engine),
-                        engine=engine, direct_io=_direct_ok(ctx), log_name=LOG_NAME)
+        self.files = self.files or take(ctx)
+        build = soak_job if spec.soak is not None else build_job
+        job = build(ctx.step.name, spec, **job_place(ctx.step, str(ctx.work_dir), engine),
+                    engine=engine, direct_io=_direct_ok(ctx), log_name=LOG_NAME)
         if ctx.run_dir.write_text(ctx.step_dir / JOB_FILE, job):  # kept redacted: fio reads
             (ctx.work_dir / JOB_FILE).write_text(job, encoding="utf-8")  # an unredacted copy
 
@@ -199,7 +216,12 @@ class FioRunner:
         env = ctx.ceph.env() if ctx.ceph is not None and spec.target == "rbd" else None
         steady = spec.steady_state
         monitor = SteadyMonitor(steady) if steady else None
-        outcome = run_fio_job(ctx, job, env, monitor, steady.interval if steady else 1, live=True)
+        if spec.soak is not None:
+            outcome = run_soak(ctx, job, env)
+        else:
+            outcome = run_fio_job(ctx, job, env, monitor, steady.interval if steady else 1,
+                                  live=True)
+        outcome.notes += self.files.ran(outcome.status) if self.files is not None else []
         if monitor is not None:
             outcome.steady = steady_summary(monitor, ctx)
         self._collect_own_outputs(ctx)
@@ -214,6 +236,7 @@ class FioRunner:
     def cleanup(self, ctx: StepContext) -> None:
         if ctx.fleet is not None:
             return self._fleet(ctx).cleanup(ctx)
+        put_back(ctx, self.files)
         remove_work_dir(ctx)
 
     @staticmethod
@@ -241,7 +264,7 @@ class FioRunner:
                 shutil.move(str(f), ctx.step_dir / f.name)
 
 
-OWN_FIELDS = ("steady_state", "advice")  # the fio kind's fields beside fio's parameters
+OWN_FIELDS = ("steady_state", "advice", "soak")  # the fio kind's fields beside fio's parameters
 
 
 class Fio(Kind):
@@ -251,9 +274,9 @@ class Fio(Kind):
     family = "fio"
     hosts = HostMode.FLEET
     tools = (FIO, CEPH, RBD, CEPH_FUSE)  # Ceph's on `target: rbd|cephfs`
-    records = (IoRecord,)
+    records = (IoRecord, StorageSoakRecord)
     concurrency = ("iodepth", "numjobs")
-    duration_fields = ("runtime", "ramp_time", "time_based", "steady_state")
+    duration_fields = ("runtime", "ramp_time", "time_based", "steady_state", "soak")
     verdict_fields = ("advice",)
     tool_defaults = FIO_DEFAULTS
 
@@ -308,7 +331,7 @@ class Fio(Kind):
     def estimate_s(self, spec: FioStep, hosts):
         if spec.job_file is not None:
             return job_file_seconds(spec.job_file)
-        return fio_seconds(spec)
+        return soak_seconds(spec) if spec.soak is not None else fio_seconds(spec)
 
     def data_bytes(self, spec: FioStep):
         return 0 if spec.job_file is not None else size_bytes(spec) * (spec.numjobs or 1)
@@ -339,7 +362,7 @@ class Fio(Kind):
         return plan_uses_of(step, parse_jobs(job_lines(read(spec.job_file), spec.job_file, read)))
 
     def tables(self, steps):
-        return [t for t in (rbd_vs_cephfs(steps),) if t.rows]
+        return [t for t in (rbd_vs_cephfs(steps),) if t.rows] + soak_tables(steps)
 
     def cluster_io(self, step):
         p = step.params

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""How much of a fio sweep's wall time is not measuring: the time between the measurements.
+
+A sweep of 4k random reads and writes × iodepth 1,16 × numjobs 1,2 (eight steps of 5 s,
+256 MiB per job, libaio, O_DIRECT) runs through stackprobe as a user runs it — pre-flight,
+per-second monitoring, health counters before and after, results saved after every step —
+on real files in a scratch directory made for the bench (tempfile.mkdtemp, removed after).
+Everything that is not fio measuring counts as overhead: laying the files out, fio's
+start and end, the steps' monitors, saving, removing the files. The last line is
+`sweep_wall_ratio=<suite wall time / sum of the steps' runtime + ramp_time>`; the goal is
+<= 1.05.
+
+Each step's line shows where its time went: the step's wall time, fio's command, what ran
+before fio (monitor start, prepare) and after it (parsing, notes, cleanup, monitor stop),
+and whether its files were reused or laid out. Side by side, the same jobs are then run
+by hand (bare fio, one after the other, the files kept between runs as a user rerunning a
+job would keep them): `bare_fio_wall_s`.
+
+`--short` (what `make test` runs, so the script cannot rot): a random read and a random
+write of one second each on 16 MiB files.
+
+Usage: python bench/sweep_overhead.py [--runtime 5] [--size 256M] [--no-bare] [--short]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from stackprobe.engine.executor import RunSettings  # noqa: E402
+from stackprobe.engine.launch import launch  # noqa: E402
+from stackprobe.kinds.fio.fio_job import build_job  # noqa: E402
+from stackprobe.plan.expand import expand  # noqa: E402
+from stackprobe.suite.loader import parse_suite  # noqa: E402
+from stackprobe.transport.local import LocalTransport  # noqa: E402
+
+SUITE = """\
+name: sweep-overhead
+steps:
+  - kind: fio
+    rw: {rw}
+    bs: 4k
+    iodepth: {iodepth}
+    numjobs: {numjobs}
+    size: {size}
+    runtime: {runtime}s
+    time_based: true
+    ioengine: libaio
+    direct: 1
+"""
+FULL = {"rw": "[randread, randwrite]", "iodepth": "[1, 16]", "numjobs": "[1, 2]"}
+SHORT = {"rw": "[randread, randwrite]", "iodepth": "1", "numjobs": "1"}
+
+
+def seconds_between(a: str | None, b: str | None) -> float:
+    if a is None or b is None:
+        return float("nan")
+    return (datetime.fromisoformat(b) - datetime.fromisoformat(a)).total_seconds()
+
+
+def through_stackprobe(work: Path, text: str):
+    suite = parse_suite(text, "sweep-overhead.yaml")
+    plan = expand(suite, work)
+    configured = sum(s.spec.runtime.seconds + (s.spec.ramp_time.seconds if s.spec.ramp_time
+                                               else 0.0) for s in plan)
+    target = work / "target"
+    target.mkdir()
+    settings = RunSettings("sweep-overhead", "bench", text, str(target))
+    t0 = time.monotonic()
+    results, _ = launch(plan, settings, LocalTransport(), target_base=target,
+                        out_dir=work / "runs")
+    wall = time.monotonic() - t0
+    for step in results.steps:
+        if step.status != "ok":
+            raise SystemExit(f"step {step.id} {step.status}: {step.error}")
+        fio = next(c for c in step.commands if c.argv and c.argv[0] == "fio")
+        files = next((n for n in step.notes if n.startswith("test files:")), "-")
+        print(f"{step.id}: step {step.duration_s:.2f} s, fio {fio.duration_s:.2f} s, "
+              f"other {step.duration_s - fio.duration_s:.2f} s; {files}", flush=True)
+    steps = sum(s.duration_s or 0.0 for s in results.steps)
+    print(f"stackprobe: wall {wall:.2f} s, steps {steps:.2f} s, outside the steps "
+          f"{wall - steps:.2f} s (pre-flight, health, scratch; "
+          f"first step started {seconds_between(results.run.started, results.steps[0].started):.2f} s "
+          f"after the run)", flush=True)
+    return plan, wall, configured
+
+
+def by_hand(work: Path, plan) -> float:
+    """The same jobs, bare fio one after the other in one directory: the files of one job
+    name are laid out once and kept, as a user rerunning the job would keep them."""
+    d = work / "bare"
+    d.mkdir()
+    t0 = time.monotonic()
+    for i, step in enumerate(plan):
+        job = d / f"{i}.fio"
+        job.write_text(build_job("bare", step.spec, directory=str(d)))
+        subprocess.run(["fio", "--output-format=json+", str(job)], cwd=d, check=True,
+                       capture_output=True, text=True)
+    return time.monotonic() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runtime", type=int, default=5)
+    ap.add_argument("--size", default="256M")
+    ap.add_argument("--no-bare", action="store_true", help="without the bare fio runs")
+    ap.add_argument("--short", action="store_true",
+                    help="a few seconds: does the script still work (make test)")
+    args = ap.parse_args()
+    sweep = FULL
+    if args.short:
+        sweep, args.runtime, args.size = SHORT, 1, "16M"
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # finally: the scratch goes
+    work = Path(tempfile.mkdtemp(prefix="stackprobe-sweep-overhead-"))
+    try:
+        text = SUITE.format(runtime=args.runtime, size=args.size, **sweep)
+        plan, wall, configured = through_stackprobe(work, text)
+        if not args.no_bare:
+            bare = by_hand(work, plan)
+            print(f"bare_fio_wall_s={bare:.2f} bare_ratio={bare / configured:.3f}", flush=True)
+        print(f"sweep_wall_ratio={wall / configured:.3f} wall_s={wall:.2f} "
+              f"configured_s={configured:.1f} steps={len(plan)}", flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
