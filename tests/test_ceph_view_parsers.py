@@ -11,7 +11,12 @@ import pytest
 from conftest import FIXTURES
 from stackprobe.parsers.ceph.health_detail import parse_health_detail
 from stackprobe.parsers.ceph.osd_perf import OsdPerf, parse_osd_perf
-from stackprobe.parsers.ceph.perf_dump import LatencyTotal, parse_osd_ids, parse_perf_dump
+from stackprobe.parsers.ceph.perf_dump import (
+    LatencyTotal,
+    parse_osd_ids,
+    parse_perf_dump,
+    split_tell_all,
+)
 from stackprobe.parsers.ceph.pool_stats import parse_pool_stats
 
 VIEW = FIXTURES / "ceph_view"
@@ -59,6 +64,19 @@ def test_osd_ids():
     assert parse_osd_ids(_text("osd-ls.json")) == [0, 1, 2]
     with pytest.raises(ValueError, match="not an OSD id"):
         parse_osd_ids('["osd.0"]')
+
+
+def test_tell_all_osds_splits_into_each_osds_own_dump():
+    parts = split_tell_all(_text("tell-all-osds-perf-dump.json"))
+    assert sorted(parts) == [0, 1, 2]
+    for osd, part in parts.items():
+        assert parse_perf_dump(part).counts["op"] > 0, osd
+    # an OSD that did not answer has no prefix: the others are still there
+    assert sorted(split_tell_all("\nosd.0: {}\n\nosd.2: {}\n")) == [0, 2]
+    with pytest.raises(ValueError, match="without its `osd.N: ` prefix"):
+        split_tell_all("\n" + parts[0] + "\n")  # one OSD answers unprefixed
+    with pytest.raises(ValueError, match="osd.0 answered twice"):
+        split_tell_all("osd.0: {}\nosd.0: {}\n")
 
 
 def test_health_ok_and_slow_ops_with_their_daemons():

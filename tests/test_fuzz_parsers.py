@@ -69,7 +69,12 @@ from stackprobe.parsers.ceph.health_detail import HealthDetail, parse_health_det
 from stackprobe.parsers.ceph.osd_bench import parse_osd_bench
 from stackprobe.parsers.ceph.osd_metadata import OsdDevice, parse_osd_metadata
 from stackprobe.parsers.ceph.osd_perf import OsdPerf, parse_osd_perf
-from stackprobe.parsers.ceph.perf_dump import OsdCounters, parse_osd_ids, parse_perf_dump
+from stackprobe.parsers.ceph.perf_dump import (
+    OsdCounters,
+    parse_osd_ids,
+    parse_perf_dump,
+    split_tell_all,
+)
 from stackprobe.parsers.ceph.pool_stats import PoolIo, parse_pool_stats
 from stackprobe.parsers.ceph.rados_bench import parse_rados_bench
 from stackprobe.parsers.ceph.rados_load_gen import parse_rados_load_gen, parse_times
@@ -276,6 +281,12 @@ def _soak_totals(text: str) -> list:
     return [whole] if whole is not None else []
 
 
+def _tell_all(text: str) -> list:
+    """What the Ceph view does with one `tell osd.* perf dump`: each OSD's part read as
+    that OSD's perf dump (engine/ceph_watch.py)."""
+    return [parse_perf_dump(part) for part in split_tell_all(text).values()]
+
+
 def _io500_recomputed(text: str) -> list:
     """What ingest and the io500 runner do: parse, then recompute the score."""
     return [recompute(r) for r in parse_io500(text)]
@@ -366,6 +377,7 @@ TARGETS: dict[str, Target] = {
     "ceph_perf_dump": Target(parse_perf_dump, OsdCounters,
                              _files("ceph_view/normal/*.json", "ceph_view/slow-osd1/*after*.json")),
     "ceph_osd_ids": Target(parse_osd_ids, int, _files("ceph_view/osd-ls.json")),
+    "ceph_tell_all": Target(_tell_all, OsdCounters, _files("ceph_view/tell-all-*.json")),
     "ceph_health_detail": Target(parse_health_detail, HealthDetail,
                                  _files("ceph_view/health-detail-*.json")),
     "ceph_review": Target(_each_source(parse_cluster_config, CEPH_REVIEW), ClusterConfig,

@@ -3,11 +3,17 @@
 sadc on the hosts (step_monitor.py) says what the machines did; this says what the
 cluster did, as Ceph counts it, read-only through the run's Ceph target:
 
-- before the step: `ceph osd ls`, `ceph tell osd.N perf dump` for every OSD (in parallel),
-  `ceph osd perf`, `ceph osd pool stats` and `ceph health detail`;
-- during it, every INTERVAL_S in a thread of its own: `osd perf`, `pool stats` and
-  `health detail` again;
-- after it: the same three, then every OSD's `perf dump` again.
+- before the step: `ceph tell osd.* perf dump` (every OSD's counters) and `ceph health
+  detail`;
+- during it, every INTERVAL_S in a thread of its own: `ceph osd perf`, `ceph osd pool
+  stats` and `health detail`;
+- after it: the same three and every OSD's `perf dump` again.
+
+The commands of one moment run at once, and one `tell osd.*` asks every OSD: each `ceph`
+is a process that starts Python and connects to the monitors (0.3-0.5 s of CPU here), and
+one after the other, one per OSD, they added 4 s to every Ceph step (ceph-quick: 31 steps,
+two minutes between measurements). A one-OSD cluster's `tell osd.*` does not name its OSD:
+`ceph osd ls` then does.
 
 Every output is kept unchanged in the step directory, one JSON line per command (`t`,
 `phase`, `osd`, `rc`, `stdout`, `stderr`; FILES), and the summary (analysis/osd_view.py,
@@ -29,21 +35,20 @@ from typing import Any
 
 from stackprobe.analysis.cluster_view import health_hints, health_view, pool_view
 from stackprobe.analysis.osd_view import osd_hints, osd_view
-from stackprobe.kinds.ceph.common import last_line
 from stackprobe.kinds.ceph.target import CephTarget
 from stackprobe.parsers.ceph.health_detail import parse_health_detail
 from stackprobe.parsers.ceph.osd_perf import parse_osd_perf
-from stackprobe.parsers.ceph.perf_dump import parse_osd_ids, parse_perf_dump
+from stackprobe.parsers.ceph.perf_dump import parse_osd_ids, parse_perf_dump, split_tell_all
 from stackprobe.parsers.ceph.pool_stats import parse_pool_stats
 from stackprobe.store.rundir import atomic_write
 from stackprobe.transport.base import CommandResult, Transport
 
 INTERVAL_S = 5.0  # the manager refreshes osd perf and pool rates about this often
 COMMAND_TIMEOUT_S = 60.0
-DUMP_WORKERS = 8
 FILES = {"osd_perf": "ceph-osd-perf.jsonl", "pool_stats": "ceph-pool-stats.jsonl",
          "health": "ceph-health.jsonl", "before": "ceph-perf-dump-before.jsonl",
          "after": "ceph-perf-dump-after.jsonl"}
+DUMPS = ("tell", "osd.*", "perf", "dump")
 SAMPLED = {"osd_perf": ("osd", "perf"), "pool_stats": ("osd", "pool", "stats"),
            "health": ("health", "detail")}
 
@@ -69,43 +74,65 @@ class CephWatch:
         return self.transport.run(["ceph", *self.target.cli(), "--connect-timeout", "30",
                                    *args, "-f", "json"], timeout=COMMAND_TIMEOUT_S)
 
-    def _keep(self, key: str, phase: str, res: CommandResult, osd: int | None = None) -> None:
+    def _keep(self, key: str, phase: str, res: CommandResult, osd: int | None = None,
+              stdout: str | None = None) -> None:
         line: dict[str, Any] = {"t": round(res.started, 3), "phase": phase}
         if osd is not None:
             line["osd"] = osd
-        line.update(rc=res.returncode, stdout=res.stdout)
-        if not res.ok:
+        answered = stdout is not None  # one OSD's answer out of a `tell osd.*`
+        line.update(rc=0 if answered else res.returncode,
+                    stdout=stdout if answered else res.stdout)
+        if not answered and not res.ok:
             err = [x.strip() for x in res.stderr.splitlines() if x.strip()]
             line["stderr"] = err[-1] if err else ("timed out" if res.timed_out else "")
-        if res.interrupted:  # Ctrl-C reached it: no problem of the cluster's
+        if res.interrupted and not answered:  # Ctrl-C reached it: no problem of the cluster's
             line["interrupted"] = True
         with self._lock:
             self.lines[key].append(line)
 
-    def _sample(self, phase: str) -> None:
-        for key, args in SAMPLED.items():
-            self._keep(key, phase, self._ceph(*args))
+    def _keep_dumps(self, phase: str, res: CommandResult) -> None:
+        """Each OSD's part of one `tell osd.* perf dump` as its own line (what `tell osd.N`
+        prints); OSDs that did not answer make the command's own line, failed."""
+        try:
+            parts = split_tell_all(res.stdout) if res.stdout.strip() else {}
+        except ValueError:  # a one-OSD cluster: its answer is not prefixed
+            only = self._ceph("osd", "ls")
+            try:
+                ids = parse_osd_ids(only.stdout) if only.ok else []
+            except ValueError as exc:
+                self.problems.append(str(exc))
+                ids = []
+            parts = {ids[0]: res.stdout.strip()} if len(ids) == 1 else {}
+            if len(ids) != 1:
+                self.problems.append(f"`tell osd.* perf dump` unprefixed with {len(ids)} OSDs")
+        for osd in sorted(parts):
+            self._keep(phase, phase, res, osd, stdout=parts[osd])
+        if not res.ok or not parts:
+            self._keep(phase, phase, res)
+        if phase == "before":
+            self.osds = sorted(parts)
 
-    def _dumps(self, phase: str) -> None:
-        if not self.osds:
-            return
-        with ThreadPoolExecutor(max_workers=min(DUMP_WORKERS, len(self.osds))) as pool:
-            results = list(pool.map(lambda n: self._ceph("tell", f"osd.{n}", "perf", "dump"),
-                                    self.osds))
-        for osd, res in zip(self.osds, results, strict=True):
-            self._keep(phase, phase, res, osd)
+    def _at_once(self, phase: str, *, samples: bool, dumps: bool) -> None:
+        """The samples and/or every OSD's perf dump of one moment, all at once."""
+        jobs: list[tuple[str, tuple[str, ...]]] = [(phase, DUMPS)] if dumps else []
+        if samples:
+            jobs += list(SAMPLED.items())
+        with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+            results = list(pool.map(lambda job: self._ceph(*job[1]), jobs))
+        for (key, _), res in zip(jobs, results, strict=True):
+            if key == phase and dumps:
+                self._keep_dumps(phase, res)
+            else:
+                self._keep(key, phase, res)
 
     # ------------------------------------------------------------------ the step
     def start(self) -> None:
-        res = self._ceph("osd", "ls")
-        try:
-            self.osds = parse_osd_ids(res.stdout) if res.ok else []
-        except ValueError as exc:
-            self.problems.append(str(exc))
-        if not res.ok:
-            self.problems.append(f"ceph osd ls failed: {last_line(res)}")
-        self._dumps("before")
-        self._sample("before")
+        """Every OSD's counters and the cluster's health before the load."""
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            dumps = pool.submit(self._ceph, *DUMPS)
+            health = pool.submit(self._ceph, *SAMPLED["health"])
+            self._keep_dumps("before", dumps.result())
+            self._keep("health", "before", health.result())
         self._thread = threading.Thread(target=self._loop, name="ceph-watch", daemon=True)
         self._thread.start()
 
@@ -114,19 +141,18 @@ class CephWatch:
         while not self._stop.wait(self.interval_s):
             if self.max_s is not None and time.monotonic() - started > self.max_s:
                 return
-            self._sample("during")
+            self._at_once("during", samples=True, dumps=False)
 
     def stop(self, step_dir: Path) -> tuple[dict[str, Any], list[str], list[str]]:
         """The step's ceph_view, its hints, and the problems watching had."""
-        self._stop.set()
+        self._stop.set()  # a sample under way ends beside the last one, not before it
+        self._at_once("after", samples=True, dumps=True)
         if self._thread is not None:
             self._thread.join(timeout=len(SAMPLED) * COMMAND_TIMEOUT_S + 5)
-        self._sample("after")
-        self._dumps("after")
         for key, name in FILES.items():
             if self.lines[key]:
-                atomic_write(step_dir / name,
-                             "".join(json.dumps(x) + "\n" for x in self.lines[key]))
+                lines = sorted(self.lines[key], key=lambda x: x["t"])
+                atomic_write(step_dir / name, "".join(json.dumps(x) + "\n" for x in lines))
         view = self.summary()
         view["files"] = sorted(FILES[k] for k in FILES if self.lines[k])
         return view, osd_hints(view) + health_hints(view["health"]), self._problems()

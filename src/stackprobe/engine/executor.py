@@ -42,6 +42,9 @@ from stackprobe.transport.fleet import Fleet, HostHandle
 MIN_STEP_TIMEOUT_S = 120.0
 DONE = ("ok", "partial", "failed")  # a step in one of these states is complete: resume keeps it
 MONITOR_MIN_S = 3600.0  # sadc ends by itself at the latest this long after its step started
+# a Ceph health read this recent (the previous step's last sample) stands for the check
+# before the next Ceph step: one `ceph -s` less per step
+HEALTH_FRESH_S = 10.0
 SESSION_DIR = "ceph-session"  # steps/<this>/ holds the Ceph setup/teardown commands
 
 
@@ -100,6 +103,8 @@ class Executor:
         self.ceph_error: str | None = None  # set once the cluster went HEALTH_ERR mid-run
         self.health_watch: RunHealth | None = None  # the hosts' counters around the run
         self._link_speeds: dict[str, dict[str, float]] = {}  # host -> nic -> Mb/s
+        # (monotonic time, status): the health the last Ceph step's watch read as it ended
+        self._ceph_health: tuple[float, str] | None = None
         self.stop_requested = False
         self.setup_failed = False
         self.results = RunResults(
@@ -233,6 +238,8 @@ class Executor:
         result.stability = judge_records(outcome.records)
         result.monitor, result.hints, problems = monitors.stop(self.run_dir.step_dir(step.id))
         result.ceph_view = monitors.ceph_view
+        after = ((monitors.ceph_view or {}).get("health") or {}).get("after")
+        self._ceph_health = (time.monotonic(), after["status"]) if after else None
         result.warnings.extend(problems)
         result.commands = commands
         base = self.run_dir.step_dir(step.id)
@@ -271,6 +278,9 @@ class Executor:
         if self.ceph is None:
             return False
         if self.ceph_error is None:
+            if self._ceph_health is not None and self._ceph_health[1] != "HEALTH_ERR" \
+                    and time.monotonic() - self._ceph_health[0] < HEALTH_FRESH_S:
+                return False  # the previous step's watch read it moments ago
             why = self.ceph.new_health_error()
             if why is None:
                 return False

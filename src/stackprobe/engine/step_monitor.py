@@ -92,19 +92,23 @@ class StepMonitors:
             m.start(transport, directory)
             return m
 
-        if self.targets:
-            with ThreadPoolExecutor(max_workers=min(32, len(self.targets))) as pool:
-                started = list(pool.map(one, self.targets))
-            self.monitors.update(zip((t[0] for t in self.targets), started, strict=True))
-        if self.ceph is not None:
-            self.ceph.start()
+        with ThreadPoolExecutor(max_workers=1) as beside:  # Ceph's view, while sadc starts
+            ceph = beside.submit(self.ceph.start) if self.ceph is not None else None
+            if self.targets:
+                with ThreadPoolExecutor(max_workers=min(32, len(self.targets))) as pool:
+                    started = list(pool.map(one, self.targets))
+                self.monitors.update(zip((t[0] for t in self.targets), started, strict=True))
+            if ceph is not None:
+                ceph.result()
 
     def stop(self, step_dir: Path) -> tuple[dict, list[str], list[str]]:
         """{host: {file, raw, interval_s, summary}}, hints, problems; ceph_view set."""
-        out, found, problems = self._stop_hosts(step_dir)
-        if self.ceph is not None:
-            self.ceph_view, more, trouble = self.ceph.stop(step_dir)
-            found, problems = found + more, problems + trouble
+        with ThreadPoolExecutor(max_workers=1) as beside:  # Ceph's view, while sadc stops
+            ceph = beside.submit(self.ceph.stop, step_dir) if self.ceph is not None else None
+            out, found, problems = self._stop_hosts(step_dir)
+            if ceph is not None:
+                self.ceph_view, more, trouble = ceph.result()
+                found, problems = found + more, problems + trouble
         return out, found, problems
 
     def _stop_hosts(self, step_dir: Path) -> tuple[dict, list[str], list[str]]:

@@ -1,5 +1,6 @@
 """`ceph tell osd.N perf dump -f json` -> the OSD's counters a step's delta is made of;
-`ceph osd ls -f json` -> the OSD ids to ask.
+`ceph tell osd.* perf dump -f json` -> each OSD's own output of that; `ceph osd ls -f
+json` -> the OSD ids (a one-OSD cluster's `tell osd.*` names none).
 
 Counters only grow while the OSD runs, so the difference between a dump before a step and
 one after it is what the OSD did during the step (analysis/osd_view.py). A latency
@@ -19,6 +20,7 @@ A counter an older release or another object store lacks is left out, not invent
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,3 +90,27 @@ def parse_osd_ids(text: str) -> list[int]:
         if not isinstance(osd, int) or isinstance(osd, bool) or osd < 0:
             raise ValueError(f"ceph osd ls: not an OSD id: {str(osd)[:20]!r}")
     return sorted(set(doc))
+
+
+_TARGET = re.compile(r"^osd\.(\d+): ", re.MULTILINE)
+
+
+@guard("ceph tell osd.* perf dump")
+def split_tell_all(text: str) -> dict[int, str]:
+    """`ceph tell osd.* perf dump -f json`: {osd id: that OSD's output as `ceph tell osd.N
+    perf dump` prints it}. The CLI asks each OSD in turn and, when the wildcard names more
+    than one, prints each answer after an `osd.N: ` prefix (an OSD that did not answer is
+    an `Error ...` line on stderr, its prefix absent). One OSD: no prefix, so no id here —
+    a ValueError saying so (ask `ceph osd ls`)."""
+    heads = list(_TARGET.finditer(text))
+    if text[:heads[0].start() if heads else len(text)].strip():
+        raise ValueError("ceph tell osd.* perf dump: an answer without its `osd.N: ` prefix "
+                         "(one OSD answers unprefixed)")
+    out: dict[int, str] = {}
+    for i, head in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
+        osd = int(head.group(1)[:9])
+        if osd in out:
+            raise ValueError(f"ceph tell osd.* perf dump: osd.{osd} answered twice")
+        out[osd] = text[head.end():end].strip()
+    return out
