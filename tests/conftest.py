@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from warm_cli import WarmCli
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 STACKPROBE = [sys.executable, "-m", "stackprobe"]
@@ -57,17 +59,20 @@ def _fast_tier_without_system_tools(tmp_path_factory):
         os.environ["PATH"] = old
 
 
+_WARM = WarmCli()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _warm_cli_stopped():
+    yield
+    _WARM.stop()
+
+
 def run_cli(args, *, cwd=None, env=None, timeout=600, check=None):
-    """Run `stackprobe ARGS` as a user would; returns the CompletedProcess."""
+    """Run `stackprobe ARGS` as a user would, in a process of its own (forked from one that
+    has the CLI imported: warm_cli.py); returns the CompletedProcess."""
     full_env = {**os.environ, "COLUMNS": "200", **(env or {})}
-    proc = subprocess.run(
-        STACKPROBE + [str(a) for a in args],
-        cwd=cwd,
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    proc = _WARM.run([str(a) for a in args], cwd=cwd, env=full_env, timeout=timeout)
     if check is not None:
         assert proc.returncode == check, (proc.returncode, proc.stdout[-3000:], proc.stderr[-3000:])
     return proc
@@ -113,7 +118,6 @@ def local_sshd(tmp_path_factory):
     port to reach it as root. Stopped by its PID afterwards."""
     import signal
     import socket
-    import subprocess
     import time
 
     from stackprobe.spec.hosts import SshSettings

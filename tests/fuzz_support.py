@@ -295,16 +295,22 @@ def mutants(draw, seeds: list[Seed]) -> Mutant:
     return Mutant(text, "; ".join(recipe))
 
 
-# the fast tier (make test-fast) cuts each fixture at fewer places; make test at all of them
-CUTS = 12 if os.environ.get("STACKPROBE_TEST_TIER") == "fast" else 40
+# the fast tier (make test-fast) cuts each fixture at fewer places, and its last line at a
+# few of them; make test at 40 and at every offset of the last line
+FAST = os.environ.get("STACKPROBE_TEST_TIER") == "fast"
+CUTS = 8 if FAST else 40
+TAIL_CUTS = 8 if FAST else None  # None: every offset
 
 
 def truncations(text: str, count: int = CUTS) -> Iterator[str]:
-    """`text` cut at `count` evenly spread offsets, and at every offset of its last line."""
+    """`text` cut at `count` evenly spread offsets, and at every offset of its last line
+    (TAIL_CUTS of them in the fast tier)."""
     step = max(1, len(text) // count)
     cuts = set(range(0, len(text), step))
     tail = text.rstrip().rfind("\n") + 1
-    cuts.update(range(tail, len(text)) if len(text) - tail < 200 else ())
+    if len(text) - tail < 200:
+        tail_step = 1 if TAIL_CUTS is None else max(1, (len(text) - tail) // TAIL_CUTS)
+        cuts.update(range(tail, len(text), tail_step))
     for at in sorted(cuts):
         yield text[:at]
 

@@ -110,11 +110,11 @@ class _Keeper:
         return self.target
 
     def add(self, source, found) -> None:
-        from stackprobe.ingest.into_run import add_file
-        from stackprobe.ingest.workload import derive
-
         if self.new is None and self.into is None:
             return
+        from stackprobe.ingest.into_run import add_file  # the kinds' models: only for a run
+        from stackprobe.ingest.workload import derive
+
         derived = derive(found)  # a format no kind measures: refused before a run is made
         add_file(self._open(), source, found, derived)
         self.added += 1

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import typer
 
-from stackprobe.lab.bmc import LAB_BMC_DIR
 from stackprobe.lab.hosts_specs import MAX_HOSTS
+from stackprobe.spec.labs import LAB_BMC_DIR
 from stackprobe.spec.labs import LAB_CEPH_DIR as DEFAULT_DIR
 from stackprobe.spec.labs import LAB_HOSTS_DIR as HOSTS_DEFAULT_DIR
 from stackprobe.spec.labs import LAB_HOSTS_PREFIX as DEFAULT_PREFIX

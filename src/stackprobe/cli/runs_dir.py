@@ -57,9 +57,9 @@ class _Config(StrictModel):
 
 def read_config(path: Path) -> Path | None:
     """runs_dir from a config file; None when there is no file or it does not say. Read
-    by the suite loader (suite/loader.py: parse_model), so every YAML pitfall — bad syntax,
+    by the suite loader (suite/yaml_model.py: parse_model), so every YAML pitfall — bad syntax,
     unknown tags, bombs, binary — is the same one line as in a suite."""
-    from stackprobe.suite.loader import parse_model
+    from stackprobe.suite.yaml_model import parse_model
 
     try:
         text = path.read_text(encoding="utf-8")

@@ -28,9 +28,9 @@ import yaml
 from stackprobe.errors import UserError
 from stackprobe.lab import daemons
 from stackprobe.lab.bmc_sim import USER, emu, lan_conf, sdrs
+from stackprobe.spec.labs import LAB_BMC_DIR
 from stackprobe.store.rundir import atomic_write
 
-LAB_BMC_DIR = Path("/tmp/stackprobe-lab-bmc")
 STATE_FILE = "state.json"
 NAME = "splab"  # ipmi_sim's instance name: its state directory is ipmi_sim/<NAME>/
 HOST = "bmc1"
@@ -142,7 +142,7 @@ class BmcLab:
                           f"({why or 'exited'}; log: {tail or 'empty'})")
 
     def _write_hosts(self, state: dict) -> None:
-        from stackprobe.suite.loader import load_hosts
+        from stackprobe.suite.yaml_model import load_hosts
 
         data = {"hosts": [{"name": HOST, "access": "management", "address": state["address"],
                            "roles": ["bmc"],

@@ -59,7 +59,7 @@ def lab_client(state, h) -> LabClient:
 
 def write_hosts_yaml(state, bridge_address: str) -> None:
     """hosts.yaml for `run --hosts`, validated as a run will read it."""
-    from stackprobe.suite.loader import load_hosts
+    from stackprobe.suite.yaml_model import load_hosts
 
     storage = {"name": STORAGE_HOST, "access": "local", "address": bridge_address,
                "roles": ["storage"]}

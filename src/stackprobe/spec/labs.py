@@ -11,3 +11,5 @@ LAB_CEPH_DIR = Path(".stackprobe") / "lab" / "ceph"
 # `stackprobe lab hosts up`: the hosts' state, keys and hosts.yaml
 LAB_HOSTS_DIR = Path("/tmp/stackprobe-lab-hosts")
 LAB_HOSTS_PREFIX = "sp"  # of the namespaces, veths and bridge
+# `stackprobe lab bmc up`: ipmi_sim's state and the hosts.yaml naming its BMC
+LAB_BMC_DIR = Path("/tmp/stackprobe-lab-bmc")

@@ -16,7 +16,7 @@ from stackprobe.spec import host_sources
 from stackprobe.spec.host_sources.detect import Form
 from stackprobe.spec.host_sources.hostlist import ROLE
 from stackprobe.spec.hosts import HostsFile
-from stackprobe.suite.loader import MAX_BYTES, SuiteError, load_hosts, read_text_file
+from stackprobe.suite.yaml_model import MAX_BYTES, SuiteError, load_hosts, read_text_file
 
 FILE_SUFFIXES = (".yaml", ".yml", ".ini", ".txt", ".hosts", ".cfg", ".conf", ".inventory")
 

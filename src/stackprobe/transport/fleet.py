@@ -17,13 +17,16 @@ import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from stackprobe.errors import UserError
 from stackprobe.spec.hosts import Host, HostsFile, Reach
 from stackprobe.spec.tools import Tool
 from stackprobe.transport.base import Transport
 from stackprobe.transport.local import LocalTransport
-from stackprobe.transport.ssh import SshPool, SshTransport
+
+if TYPE_CHECKING:
+    from stackprobe.transport.ssh import SshPool
 
 DEFAULT_SCRATCH_BASE = "/tmp"
 SS = Tool("ss", "iproute2", ("ss", "-V"), "servers listening on a run's hosts")
@@ -49,6 +52,8 @@ class Fleet:
     def __init__(self, hosts_file: HostsFile, names: Iterable[str], run_id: str,
                  pool: SshPool | None = None,
                  through: Callable[[Host, Transport], Transport] | None = None):
+        from stackprobe.transport.ssh import SshPool, SshTransport  # asyncssh: with hosts only
+
         self.hosts_file = hosts_file
         self.pool = pool or SshPool()
         self.handles: dict[str, HostHandle] = {}

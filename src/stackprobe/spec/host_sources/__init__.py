@@ -1,6 +1,6 @@
 """Hosts the way clusters already list them, read into the one `HostsFile` model.
 
-`--hosts` takes hosts.yaml (the full form, read by suite/loader.py) or one of these, each
+`--hosts` takes hosts.yaml (the full form, read by suite/yaml_model.py) or one of these, each
 in its own module, all pure (text in, `HostsFile` out, a one-line ValueError naming the
 file, line and field on anything they cannot use):
 
