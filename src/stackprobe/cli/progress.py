@@ -113,6 +113,8 @@ class RunProgress:
         if result.error:
             line += f" - {result.error}"
         self.console.print(line)
+        for note in result.notes:  # what the step found out on the way (files reused, ...)
+            self.console.print(f"  {note}", style="dim", highlight=False, markup=False)
         if self._bar is not None:
             self._bar.update(self._task, completed=self.done_estimate)
 
