@@ -8,13 +8,14 @@ STACKPROBE  := $(VENV)/bin/stackprobe
 
 # The packages of the tools the step kinds declare (kinds/*/), of the monitor, fleet and
 # target guard (engine/tools.py), of the labs, and what only tests use (Chromium, parted,
-# mkfs.ext4, strace). tests/test_kind_contract.py checks these lists against those
-# declarations. `make run` installs only APT_QUICK, what the quick suite needs, so the first
-# command stays quick as the rungs grow; `make test` and `make deps-all` install everything.
+# mkfs.ext4, strace, and tmux: the terminal tests/test_live_tmux.py watches live lines in).
+# tests/test_kind_contract.py checks these lists against those declarations. `make run`
+# installs only APT_QUICK, what the quick suite needs, so the first command stays quick as
+# the rungs grow; `make test` and `make deps-all` install everything.
 APT_QUICK    := fio sysstat sysbench util-linux procps iproute2 dmidecode
 APT_MORE     := stress-ng mbw iperf3 findutils iputils-ping openssh-server openssh-client \
                 ceph-mon ceph-mgr ceph-osd ceph-mds ceph-common ceph-fuse chromium \
-                parted e2fsprogs strace hpcc openmpi-bin libopenblas0-pthread libblas3 openipmi ipmitool perftest \
+                parted e2fsprogs strace tmux hpcc openmpi-bin libopenblas0-pthread libblas3 openipmi ipmitool perftest \
                 ethtool infiniband-diags smartmontools nvme-cli
 APT_PACKAGES := $(APT_QUICK) $(APT_MORE)
 APT          ?= $(APT_PACKAGES)

@@ -43,10 +43,11 @@ ALLOWED = {"kinds/registry.py"}
 # Packages the Makefile installs for what is not a step kind's tool: the lab's daemons
 # (lab/ceph_lab.py: Ceph's mon, mgr, OSD, MDS; lab/hosts_lab.py: sshd, ssh-keygen, ip, tc,
 # unshare) and what only tests use (Chromium for the HTML report, parted and mkfs.ext4
-# for the target guard's loop devices, strace for the block size of fio's file layout).
+# for the target guard's loop devices, strace for the block size of fio's file layout, tmux
+# for the terminal a run's live lines are watched in).
 LAB_PACKAGES = {"ceph-mon", "ceph-mgr", "ceph-osd", "ceph-mds", "openssh-server",
                 "openssh-client", "iproute2", "util-linux", "openipmi"}
-TEST_PACKAGES = {"chromium", "parted", "e2fsprogs", "strace",
+TEST_PACKAGES = {"chromium", "parted", "e2fsprogs", "strace", "tmux",
                  "libblas3"}  # the reference BLAS, to show hpcc runs with OpenBLAS
 
 
