@@ -5,7 +5,7 @@ The seeds' faults show up in exactly these: a missing DIMM in memory size and ba
 throttled or misconfigured CPU in stress-ng throughput, a bad backplane in the disk
 aggregate.
 
-Hosts are compared within a role (`role_groups`): MDS against MDS, OSS against OSS, never
+Hosts are compared within a role (`role_groups`, on `hosts_by_role`): MDS against MDS, OSS against OSS, never
 an MDS against an OSS — they are different machines doing different work, and a fleet of
 slower OSS must not make the MDS look fast or the other way round.
 """
@@ -67,16 +67,27 @@ def node_triads(records: Sequence[object]) -> dict[str, float]:
             and (bw := r.node_stream_bytes("triad")) is not None}
 
 
+def hosts_by_role(hosts: Iterable[str], roles: Mapping[str, Sequence[str]] | None
+                  ) -> dict[str | None, list[str]]:
+    """{role: its hosts}, hosts in the order given and roles in the order they first come:
+    a host with two roles is in both, hosts without a role (or without roles given) form
+    one group, None. The one rule of who is compared with whom, for the per-node figures
+    (role_groups) and the settings drift (analysis/settings_drift.py) alike."""
+    by_role: dict[str | None, list[str]] = {}
+    for host in hosts:
+        for role in (roles or {}).get(host) or [None]:
+            members = by_role.setdefault(role, [])
+            if host not in members:
+                members.append(host)
+    return by_role
+
+
 def role_groups(hosts: Iterable[str], roles: Mapping[str, Sequence[str]] | None
                 ) -> dict[str | None, list[str]]:
-    """{role: its hosts}, the groups compared: a host with two roles is in both, hosts
-    without a role (or without roles given) form one group, None. Roles whose hosts are
-    the same compare the same figures: they are one group, 'client/storage'. Roles in
-    name order, None last."""
-    by_role: dict[str | None, list[str]] = {}
-    for host in sorted(hosts):
-        for role in (roles or {}).get(host) or [None]:
-            by_role.setdefault(role, []).append(host)
+    """hosts_by_role, hosts in name order, and roles whose hosts are the same merged: they
+    compare the same figures, so they are one group, 'client/storage'. Roles in name
+    order, None last."""
+    by_role = hosts_by_role(sorted(hosts), roles)
     merged: dict[tuple[str, ...], list[str]] = {}
     for role in sorted(r for r in by_role if r is not None):
         merged.setdefault(tuple(by_role[role]), []).append(role)

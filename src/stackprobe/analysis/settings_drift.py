@@ -3,8 +3,9 @@
 Hosts that do the same job are expected to be set up the same way; the one OSS with an
 older BIOS, the one client left in powersave, is what a fleet-wide benchmark shows later
 as a slow node without saying why. Each setting is compared across the hosts of each role
-of hosts.yaml (a host with several roles in each; no roles known: one group, 'all'; hosts
-without a role when others have one: the group 'no role'). Per-device settings
+of hosts.yaml — the hosts the per-node figures compare (node_figures.hosts_by_role): a host
+with several roles in each; no roles known: one group, 'all'; hosts without a role when
+others have one: the group 'no role'. Per-device settings
 (nic.<n>.*, disk.<n>.*, mount.<p>.*) are compared among the hosts that have that device
 name, as every setting is among the hosts that have it. Volatile settings (a time offset)
 and unreadable values (None) are left out.
@@ -19,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from stackprobe.analysis.node_figures import hosts_by_role
 from stackprobe.schema.settings_records import SettingsRecord
 
 ALL = "all"
@@ -110,17 +112,15 @@ def hosts_text(hosts: Sequence[str], named: int = NAMED_HOSTS) -> str:
     return f"{', '.join(hosts[:named])} and {len(hosts) - named} more"
 
 
-def role_groups(hosts: Sequence[str], roles: dict[str, list[str]]) -> dict[str, list[str]]:
-    """role -> its hosts, in the order given; one group 'all' when no host has a role."""
-    if not any(roles.get(h) for h in hosts):
-        return {ALL: list(hosts)} if hosts else {}
-    groups: dict[str, list[str]] = {}
-    for host in hosts:
-        for role in roles.get(host) or [NO_ROLE]:
-            members = groups.setdefault(role, [])
-            if host not in members:
-                members.append(host)
-    return groups
+def named_groups(hosts: Sequence[str], roles: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The per-node comparison's groups (node_figures.hosts_by_role: hosts in the order
+    given, a host with two roles in both), named for sentences: one group 'all' when no
+    host has a role, the hosts without one 'no role' when others have one. Roles with the
+    same hosts stay apart here (each is summarised); a drift they share is said once."""
+    groups = hosts_by_role(hosts, roles)
+    if list(groups) == [None]:
+        return {ALL: groups[None]}
+    return {NO_ROLE if role is None else role: members for role, members in groups.items()}
 
 
 def settings_drift(records: Sequence[SettingsRecord], roles: dict[str, list[str]]) -> DriftReport:
@@ -129,7 +129,7 @@ def settings_drift(records: Sequence[SettingsRecord], roles: dict[str, list[str]
     groups: list[GroupSummary] = []
     found: dict[tuple, Drift] = {}  # (setting, values) -> the drift, roles merged
     compared_by_role: dict[str, tuple[str, ...]] = {}
-    for role, hosts in role_groups(list(by_host), roles).items():
+    for role, hosts in named_groups(list(by_host), roles).items():
         seen: dict[str, dict[str, list[str]]] = {}
         for host in hosts:
             for name, setting in by_host[host].items():
