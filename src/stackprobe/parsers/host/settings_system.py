@@ -42,9 +42,14 @@ def _firmware(src: Sources, out: Collected) -> None:
     if text and text.strip():
         source = command_line("ipmitool_mc_info.txt")
         try:
-            out.add("bmc.firmware", parse_ipmitool_mc_info(text).firmware, source)
+            firmware = parse_ipmitool_mc_info(text).firmware
         except ValueError as exc:
             out.unreadable("bmc.firmware", source, str(exc))
+        else:
+            if firmware:
+                out.add("bmc.firmware", firmware, source)
+            else:  # a BMC that answered without saying its firmware: unknown, and said
+                out.unreadable("bmc.firmware", source, "no 'Firmware Revision' line")
 
 
 def _memory(src: Sources, out: Collected) -> None:
