@@ -1,8 +1,8 @@
 """Hosts the way clusters already list them, read into the one `HostsFile` model.
 
 `--hosts` takes hosts.yaml (the full form, read by suite/yaml_model.py) or one of these, each
-in its own module, all pure (text in, `HostsFile` out, a one-line ValueError naming the
-file, line and field on anything they cannot use):
+in its own module, all pure (text in, `HostsFile` out, or one ValueError line naming the
+file, line and field of every problem, book.py):
 
 - `hostlist.py`: node ranges as cluster tools write them, `node[01-16],gw1`, with roles
   `storage:oss[1-8],client:node[01-16]` (expanded by ClusterShell's NodeSet);

@@ -2,8 +2,9 @@
 hosts each holds, its children, its variables — then every host's roles and settings.
 
 A group is defined by a hosts or children section (INI) or by a non-empty entry (YAML);
-a child or a vars section naming a group defined nowhere is an error at the line naming
-it. Cycles of children are refused too.
+a child or a vars section naming a group defined nowhere is a problem at the line naming
+it (each such group is noted, book.py), as is a host twice in a group (added once). Cycles
+of children end the reading.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ class Groups:
         g = self.get(group, line)
         g.defined = True
         if name in g.hosts:
-            raise self.book.fail(line, name, f"listed twice in the group {group}")
+            self.book.note(line, name, f"listed twice in the group {group}")
+            return
         g.hosts.append(name)
         self.book.add(name, line, once=False)
 
@@ -58,10 +60,10 @@ class Groups:
         self.get(group, line).vars.append((key, value, line))
 
     def finish(self) -> None:
-        """Check every group named is defined, then give each host its roles and settings."""
+        """Note every group named but not defined, then give each host its roles and settings."""
         for name, g in self.groups.items():
             if not g.defined and name not in IMPLICIT:
-                raise self.book.fail(g.named_at, name, "no such group in the inventory")
+                self.book.note(g.named_at, name, "no such group in the inventory")
         depth = self._depths()
         order = sorted(self.groups, key=lambda n: -depth[n])  # nearer the host first
         for name in order:

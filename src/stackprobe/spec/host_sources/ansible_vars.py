@@ -26,37 +26,50 @@ VARS = {
 _RANGE = re.compile(r"\[([^\[\]:]*):([^\[\]:]*)(?::([^\[\]:]*))?\]")
 
 
+class _Unexpanded(ValueError):
+    """A host pattern that does not expand: noted at its line by host_names."""
+
+
 def host_names(pattern: str, book: HostBook, line: int) -> list[str]:
-    """The names an inventory's host pattern stands for."""
+    """The names an inventory's host pattern stands for; none when it cannot be read (the
+    problem noted at its line, and the inventory read on)."""
     def nodeset(m: re.Match) -> str:
         lo, hi, step = m.group(1), m.group(2), m.group(3)
         if not (lo.isdigit() and hi.isdigit() and (step is None or step.isdigit())):
-            raise book.fail(line, pattern, "only numeric ranges are read ([01:16], [1:9:2])")
+            raise _Unexpanded("only numeric ranges are read ([01:16], [1:9:2])")
         return f"[{lo}-{hi}{'/' + step if step else ''}]"
 
     if "[" not in pattern:
         return [pattern]
-    return expand(_RANGE.sub(nodeset, pattern), lambda problem: book.fail(line, pattern, problem))
+    try:
+        return expand(_RANGE.sub(nodeset, pattern), _Unexpanded)
+    except _Unexpanded as exc:
+        book.note(line, pattern, str(exc))
+        return []
 
 
 def apply(book: HostBook, draft: Draft, key: str, value: object, line: int) -> None:
-    """Set the host setting an Ansible variable stands for (others are ignored)."""
+    """Set the host setting an Ansible variable stands for (others are ignored); a value
+    that cannot be one is noted and left out."""
     target = VARS.get(key)
     if target is None:
         return
     if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
-        raise book.fail(line, key, f"{value!r} is not a single value")
+        book.note(line, key, f"{value!r} is not a single value")
+        return
     text = str(value).strip()
     if target == "port":
         if not text.isdigit() or not 1 <= int(text[:6]) <= 65535:
-            raise book.fail(line, key, f"{text!r} is not a port number")
-        book.set(draft, "port", int(text), line)
+            book.note(line, key, f"{text!r} is not a port number")
+        else:
+            book.set(draft, "port", int(text), line)
     elif target == "access":
         if text not in ("local", "ssh", "smart", "paramiko"):
-            raise book.fail(line, key, f"{text!r}: stackprobe reaches hosts over ssh or "
-                            "runs locally (local)")
-        book.set(draft, "access", "local" if text == "local" else "ssh", line)
+            book.note(line, key, f"{text!r}: stackprobe reaches hosts over ssh or runs locally "
+                      "(local)")
+        else:
+            book.set(draft, "access", "local" if text == "local" else "ssh", line)
     elif not text:
-        raise book.fail(line, key, "empty")
+        book.note(line, key, "empty")
     else:
         book.set(draft, target, text, line)

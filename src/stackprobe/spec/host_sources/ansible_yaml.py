@@ -12,7 +12,9 @@
 
 Top-level keys are groups; a group holds `hosts` (a mapping of names or ranges to their
 variables), `children` (groups, each written out or only named when defined elsewhere) and
-`vars`. Roles, variables and what is refused are as for the INI form (ansible_groups.py).
+`vars`. Roles, variables and what is refused are as for the INI form (ansible_groups.py),
+every problem noted and the inventory walked on (book.py) but for unreadable YAML and the
+node limit.
 Read as YAML nodes (safe, no Python objects) so every error has its line; aliases are
 followed, but the walk stops at `MAX_NODES` visits, so a file built to multiply itself
 through aliases is refused instead of walked.
@@ -48,23 +50,27 @@ class _Walk:
                                  "(aliases expanding?)")
 
     def pairs(self, node: yaml.Node, what: str) -> list[tuple[str, yaml.Node, int]]:
-        """A mapping's (key, value node, line); null is an empty mapping."""
+        """A mapping's (key, value node, line); null is an empty mapping. Anything else, and
+        a key that is not a name, is noted and left out."""
         self.visit(node)
         if _null(node):
             return []
         if not isinstance(node, yaml.MappingNode):
-            raise self.book.fail(self.line(node), what, "expected a mapping")
+            self.book.note(self.line(node), what, "expected a mapping")
+            return []
         out = []
         for key, value in node.value:
             self.visit(key)
             if not isinstance(key, yaml.ScalarNode) or not key.value.strip():
-                raise self.book.fail(self.line(key), what, "a key must be a name")
+                self.book.note(self.line(key), what, "a key must be a name")
+                continue
             out.append((key.value.strip(), value, self.line(key)))
         return out
 
     def group(self, name: str, node: yaml.Node, line: int) -> None:
-        if name in ("hosts", "children", "vars"):
-            raise self.book.fail(line, name, "a group cannot be named like a section")
+        if name in GROUP_KEYS:
+            self.book.note(line, name, "a group cannot be named like a section")
+            return
         g = self.groups.get(name, line)
         if not _null(node):
             g.defined = True
@@ -76,14 +82,14 @@ class _Walk:
                         self.host_vars(host, host_vars)
             elif key == "children":
                 for child, body, cline in self.pairs(value, f"{name}.children"):
-                    self.groups.child(name, child, cline)
+                    if child not in GROUP_KEYS:  # else group() notes the name
+                        self.groups.child(name, child, cline)
                     self.group(child, body, cline)
             elif key == "vars":
                 for var, value_node, vline in self.pairs(value, f"{name}.vars"):
                     self.groups.var(name, var, self.scalar(value_node, var), vline)
             else:
-                raise self.book.fail(kline, f"{name}.{key}", "a group holds hosts, children "
-                                     "and vars")
+                self.book.note(kline, f"{name}.{key}", "a group holds hosts, children and vars")
 
     def host_vars(self, host: str, node: yaml.Node) -> None:
         draft = self.book.drafts[host]

@@ -7,7 +7,8 @@ before any role are `client`. A host under two roles has both; a host twice unde
 is refused. The expansion itself is ClusterShell's NodeSet (ranges `[1-8]`, zero-padding
 `[01-16]`, steps `[1-9/2]`, several brackets `r[1-2]n[1-4]`), without its node groups.
 Before expanding, the size a pattern would reach is counted from its brackets, and more
-than `MAX_HOSTS` is refused without expanding it.
+than `MAX_HOSTS` is refused without expanding it. Every item that cannot be read is named,
+all in one error (book.py).
 """
 
 from __future__ import annotations
@@ -35,10 +36,16 @@ def parse_hostlist(value: str, source: str = SOURCE) -> HostsFile:
         m = ROLE.match(item)
         if m:
             role, item = m.group(1), item[m.end():]
-        for name in expand(item, lambda problem, i=item: book.fail(1, i or "hosts", problem)):
+        try:
+            names = expand(item, ValueError)
+        except ValueError as exc:
+            book.note(1, item or "hosts", str(exc))
+            continue
+        for name in names:
             draft = book.drafts.get(name)
             if draft is not None and role in draft.roles:
-                raise book.fail(1, name, f"listed twice under the role {role}")
+                book.note(1, name, f"listed twice under the role {role}")
+                continue
             book.add(name, 1, role, once=False)
     return book.hosts_file()
 

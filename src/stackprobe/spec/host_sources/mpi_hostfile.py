@@ -4,7 +4,8 @@ One host a line, `#` starts a comment; Open MPI's keys (slots, max_slots, count)
 process count must be positive whole numbers. What stackprobe takes from the file is the
 list of hosts, all of one role (`--hosts ROLE:FILE`, default client): slots say how many
 MPI ranks a host takes, which a stackprobe step decides itself. A host on two lines is
-refused (MPI would add its slots; a run would not test it twice).
+refused (MPI would add its slots; a run would not test it twice). Every problem is noted at
+its line and the file read on, all of them in one error (book.py).
 """
 
 from __future__ import annotations
@@ -33,9 +34,9 @@ def parse_mpi_hostfile(text: str, filename: str, role: str = "client") -> HostsF
         for word in words[1:]:
             key, eq, value = word.partition("=")
             if not eq or key not in MPI_KEYS:
-                raise book.fail(number, key or word, f"not an MPI hostfile key ({word!r}); "
-                                f"expected {', '.join(sorted(MPI_KEYS))}")
-            if key != "cpu":
+                book.note(number, key or word, f"not an MPI hostfile key ({word!r}); "
+                          f"expected {', '.join(sorted(MPI_KEYS))}")
+            elif key != "cpu":
                 _count(book, number, key, value)
         book.add(name, number, role)
     return book.hosts_file()
@@ -43,4 +44,4 @@ def parse_mpi_hostfile(text: str, filename: str, role: str = "client") -> HostsF
 
 def _count(book: HostBook, line: int, key: str, value: str) -> None:
     if not value.isdigit() or len(value) > 9 or int(value) < 1:
-        raise book.fail(line, key, f"{value!r} is not a positive whole number")
+        book.note(line, key, f"{value!r} is not a positive whole number")
