@@ -1,4 +1,5 @@
-"""Bad suite and hosts files: garbage, binary, YAML bombs, deep nesting, wrong types.
+"""Bad suite and hosts files, `--set` values and fio job files given as a suite: garbage,
+binary, YAML bombs, deep nesting, wrong types.
 
 Why: a suite or hosts file is the one input a person writes by hand, and `run`/`plan` read
 it before anything else. Whatever the file holds, loading it must end in a Suite (or
@@ -8,11 +9,20 @@ aliases expand without limit (a "billion laughs" is a few hundred bytes), recurs
 aliases and deep nesting exhaust the recursion limit, and some values (2024-13-45, .inf)
 load as something no field can use.
 
-Inputs: arbitrary text and bytes, YAML-ish token soup, the built-in suites with a wrong
-value in every field in turn, the built-in suites mutated (text and structure), a set of
-YAML bombs, and the corpus under tests/fixtures/fuzz/{suite,hosts}/. The CLI is checked
-end to end on a handful: one line on stderr, exit 2 (ingest: 1, as documented), no
-traceback.
+`--set KEY=VALUE` (suite/overrides.py) is text typed on a command line, read as a YAML value
+and applied to the suite before it is validated: the `set` target takes each line of the
+input as one `--set` on the quick suite, and must end in a Suite or one UserError line
+naming the `--set` or the suite's line. A fio job file given where a suite is expected
+(`run job.fio`, suite/job_file_suite.py) becomes a one-step suite whose file is read again
+by the plan (its estimate) and the target guard (its paths): the `job_file` target writes
+the input to a `.fio` file and loads, plans and guards it — a Suite, or one SuiteError line
+naming the file.
+
+Inputs: arbitrary text and bytes, YAML-ish token soup, the built-in suites (and the --set
+and job file seeds) with a wrong value in every field in turn, the seeds mutated (text, and
+structure where they are YAML), a set of YAML bombs, and the corpus under
+tests/fixtures/fuzz/{suite,hosts,criteria,set,job_file}/. The CLI is checked end to end on a
+handful: one line on stderr, exit 2 (ingest: 1, as documented), no traceback.
 """
 
 from __future__ import annotations
@@ -21,6 +31,7 @@ import math
 import os
 import re
 import sys
+import tempfile
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -47,9 +58,11 @@ from fuzz_support import (
     time_limit,
     value_paths,
 )
+from stackprobe.engine.preflight import plan_guard_inputs
+from stackprobe.errors import UserError
 from stackprobe.plan.expand import expand
 from stackprobe.spec.hosts import HostsFile
-from stackprobe.suite.loader import LoadedSuite, SuiteError, parse_model, parse_suite
+from stackprobe.suite.loader import LoadedSuite, SuiteError, load_suite, parse_model, parse_suite
 from stackprobe.suite.models import Suite
 from stackprobe.verdict.bind import bind_criteria
 
@@ -109,16 +122,88 @@ steps:
     criteria: [iops >= 150k, read.p99 <= 5 ms, write bw > 1 GiB/s, mean latency < 2ms]
 """
 
+SET_SUITE = "quick"  # the built-in suite the `set` target's --set values change
+
+
+def _load_with_sets(text: str, filename: str) -> Suite:
+    """Each line of the input one `--set`, on the quick suite, as `run quick --set ...`."""
+    return load_suite(SET_SUITE, text.splitlines()).suite
+
+
+JOB_FILE = "fuzz.fio"
+
+
+def _load_job_file(text: str, filename: str) -> Suite:
+    """The input as the fio job file of `run fuzz.fio`: the one-step suite, its plan (which
+    reads the file for its estimate) and the target guard's reading of the file's paths.
+    Includes are followed inside the scratch directory alone: the fuzz reads no other file."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / JOB_FILE
+        path.write_bytes(text.encode("utf-8", "surrogatepass"))
+
+        def read_inside(name: str) -> str:
+            if Path(tmp).resolve() not in Path(name).resolve().parents:
+                raise FileNotFoundError(f"{name}: not read by the fuzz test")
+            return Path(name).read_text(encoding="utf-8")
+
+        loaded = load_suite(str(path))
+        _uses, refusals = plan_guard_inputs(expand(loaded.suite, loaded.base_dir), read_inside)
+        assert all(one_line(r) for r in refusals), refusals  # each printed as one line
+        return loaded.suite
+
+
 LOADERS: dict[str, tuple[Callable[[str, str], object], type]] = {
     "suite": (parse_suite, Suite),
     "hosts": (_parse_hosts, HostsFile),
     "criteria": (_bind_criteria, list),
+    "set": (_load_with_sets, Suite),
+    "job_file": (_load_job_file, Suite),
 }
+# What each loader may refuse with, and how its one line starts (default: SuiteError, ERROR).
+ERRORS: dict[str, tuple[type[Exception], re.Pattern]] = {
+    "set": (UserError, re.compile(rf"^(?:{SET_SUITE}\.yaml(?::\d+)?: |--set )")),
+    "job_file": (SuiteError, re.compile(rf"^\S*/{re.escape(JOB_FILE)}(?::\d+)?: ")),
+}
+STRUCTURED = ("suite", "hosts", "criteria")  # YAML files: their values mutated as data too
+SET_SEED = """\
+runtime=60
+size=4G
+randread-iops.iodepth=[1, 32]
+metadata.files=20000
+defaults.options.numa_cpu_nodes=0
+lat-qd1.rw=read
+randread-iops.title=4k: a note
+inventory.kind=fio
+"""
+JOB_FILE_SEED = """\
+; a job file as engineers write them
+[global]
+ioengine=psync
+directory=${STACKPROBE_DIR}
+size=16m
+runtime=5
+ramp_time=1s
+time_based
+
+[randread]
+rw=randread
+bs=4k
+filename=data.0:data.1
+
+[logs]
+rw=randwrite
+write_bw_log=bw
+filename_format=$jobname.$jobnum.$filenum
+"""
+RECORDED_JOBS = sorted((Path(__file__).resolve().parent / "fixtures" / "recorded").rglob("*.fio"))
 SEEDS: dict[str, list[Seed]] = {
     "suite": [Seed(p.name, p.read_text(), []) for p in sorted(BUILTIN.glob("*.yaml"))],
     "hosts": [Seed("hosts.yaml", HOSTS_SEED, [])],
     "criteria": [Seed("criteria.yaml", CRITERIA_SEED, []),
                  Seed("cluster-acceptance.yaml", (BUILTIN / "cluster-acceptance.yaml").read_text(), [])],
+    "set": [Seed("sets.txt", SET_SEED, []),
+            Seed("sweep-sets.txt", "randwrite-iops.numjobs=[1, 4]\nmemory.seconds=5\ndirect=1\n", [])],
+    "job_file": [Seed("job.fio", JOB_FILE_SEED, [])] + [Seed(p.name, p.read_text(), []) for p in RECORDED_JOBS],
 }
 
 
@@ -138,17 +223,19 @@ def _check_numbers(value, where: str) -> None:
 
 
 def check(kind: str, text: str) -> None:
-    """The property: a Suite/HostsFile, or one SuiteError line `fuzz.yaml:N: ...`, soon."""
+    """The property: a Suite/HostsFile, or one SuiteError line `fuzz.yaml:N: ...` (a
+    --set's or a job file's own line, ERRORS), soon."""
     CASES["suite"] += 1
     parse, model = LOADERS[kind]
+    refused, start = ERRORS.get(kind, (SuiteError, ERROR))
     try:
         with time_limit(5):
             try:
                 result = parse(text, FILENAME)
-            except SuiteError as exc:
+            except refused as exc:
                 message = str(exc)
                 assert one_line(message), f"not one line: {message[:300]!r}"
-                assert ERROR.match(message), f"no '{FILENAME}:LINE: ' at the start: {message[:300]!r}"
+                assert start.match(message), f"not {start.pattern!r} at the start: {message[:300]!r}"
                 return
         assert isinstance(result, model)
         if model is not list:
@@ -198,12 +285,12 @@ def _dump(doc) -> str:
 
 
 @st.composite
-def yaml_mutants(draw, seeds: list[Seed]) -> Mutant:
-    """A seed with a value replaced by a wrong type or deleted (then dumped again), and/or
-    text mutations (cut, bit flips, huge numbers, junk, lines moved)."""
+def yaml_mutants(draw, seeds: list[Seed], structured: bool = True) -> Mutant:
+    """A seed with a value replaced by a wrong type or deleted (then dumped again: YAML
+    seeds alone), and/or text mutations (cut, bit flips, huge numbers, junk, lines moved)."""
     seed = draw(st.sampled_from(seeds))
     text, recipe = seed.text, [seed.name]
-    if draw(st.booleans()):
+    if structured and draw(st.booleans()):
         doc = yaml.safe_load(seed.text)
         paths = value_paths(doc)
         path = paths[draw(st.integers(0, len(paths) - 1))]
@@ -262,17 +349,45 @@ def test_yaml_soup(kind, data):
 @FUZZ
 @given(data=st.data())
 def test_mutated_files(kind, data):
-    check(kind, data.draw(yaml_mutants(SEEDS[kind]), label="input").text)
+    check(kind, data.draw(yaml_mutants(SEEDS[kind], kind in STRUCTURED), label="input").text)
 
 
 # the fast tier (make test-fast) mutates every sixth field; make test every one
 FIELD_STRIDE = 6 if os.environ.get("STACKPROBE_TEST_TIER") == "fast" else 1
 
 
+# a --set's or a job file option's value, as text: wrong types, huge, not finite, YAML tricks
+WRONG_TEXTS = (
+    "", "x", "null", "true", "[]", "{}", "[1, 2]", "{a: 1}", "-1", "0", "1" + "0" * 400, ".inf",
+    ".nan", "1e308", "1e400", "-5", "4k", "[[[]]]", "\u00e9\u2603", "3.5", "&a [*a]", "2024-13-45",
+    "!!python/object/apply:os.system ['true']", "a: b", "${STACKPROBE_DIR}/../x", "/dev/sda",
+)
+
+
+def _wrong_lines(text: str) -> list[str]:
+    """`text` with the value of each `KEY=VALUE` line replaced in turn by three of
+    WRONG_TEXTS (rotating over them), one line changed per result."""
+    lines = text.splitlines()
+    out = []
+    for n, line in enumerate(lines):
+        key, eq, _ = line.partition("=")
+        if eq and n % FIELD_STRIDE == 0:
+            for offset in (0, 9, 17):
+                wrong = WRONG_TEXTS[(n + offset) % len(WRONG_TEXTS)]
+                out.append("\n".join(lines[:n] + [f"{key}={wrong}"] + lines[n + 1:]))
+    return out
+
+
 @pytest.mark.parametrize("kind", sorted(LOADERS))
 def test_wrong_value_in_every_field(kind):
-    """Each value of each built-in suite (and the hosts example) in turn: a wrong type, a
-    huge number, NaN or infinity in its place, or its key deleted (rotating over those)."""
+    """Each value of each built-in suite (and the hosts example, the --set values, the job
+    files' options) in turn: a wrong type, a huge number, NaN or infinity in its place, or
+    its key deleted (rotating over those)."""
+    if kind not in STRUCTURED:
+        for seed in SEEDS[kind]:
+            for text in _wrong_lines(seed.text):
+                check(kind, text)
+        return
     choices = (_DELETE,) + WRONG_VALUES
     for seed in SEEDS[kind]:
         doc = yaml.safe_load(seed.text)
@@ -365,3 +480,34 @@ def test_cli_ingest_garbage_is_one_line(tmp_path):
                    ' "read": {"iops": NaN, "bw_bytes": 1e999}}]}\n')
     line = _one_line_error(run_cli(["ingest", "--json", nan], cwd=tmp_path), 1)
     assert "cannot ingest" in line, line
+
+
+SET_CORPUS = Path(__file__).resolve().parent / "fixtures" / "fuzz" / "set"
+
+
+@pytest.mark.parametrize(("name", "words"), [
+    ("bug-billion-laughs-in-a-value-hangs.txt", "anchors and aliases"),
+    ("bug-recursive-alias.txt", "anchors and aliases"),
+    ("deep-nesting.txt", "nested deeper than"),
+    ("many-values.txt", "more than 20000 values"),
+    ("bug-5000-digit-number-valueerror.txt", "steps[3].iodepth"),
+])
+def test_set_values_that_would_blow_up_are_refused_at_once(name, words):
+    """A --set value is refused before it is built when building or walking it would take
+    minutes (aliases), the recursion limit (nesting) or thousands of steps (a long sweep);
+    a number YAML cannot build is the text as typed, then refused by its field."""
+    sets = read_input(SET_CORPUS / name).splitlines()
+    with time_limit(2), pytest.raises(UserError) as err:
+        load_suite(SET_SUITE, sets)
+    assert one_line(str(err.value)) and words in str(err.value), str(err.value)[:300]
+
+
+def test_cli_bad_set_and_job_file_are_one_line(tmp_path):
+    CASES["suite"] += 2
+    laughs = read_input(SET_CORPUS / "bug-billion-laughs-in-a-value-hangs.txt").strip()
+    line = _one_line_error(run_cli(["plan", "quick", "--set", laughs], cwd=tmp_path, timeout=60), 2)
+    assert line.startswith("stackprobe: --set defaults.options.x=[&a0") and "aliases" in line, line
+    job = tmp_path / "bad.fio"
+    job.write_bytes(b"[j]\nrw=read\n" + bytes(range(256)))
+    line = _one_line_error(run_cli(["plan", job], cwd=tmp_path, timeout=60), 2)
+    assert line.startswith(f"stackprobe: {job}:4: not a UTF-8 text file"), line  # 0x0a before 0x80

@@ -7,8 +7,9 @@
     --set defaults.options.numa_cpu_nodes=0   an explicit, nested path
 
 The value is read as one YAML value (`64` a number, `[1, 32]` a sweep, `true`; what
-would be a mapping, or is no YAML value, is the text as typed), and the
-edited suite is validated exactly like the file: a bad value is one line naming the
+would be a mapping, or is no YAML value, is the text as typed; anchors and aliases, nesting
+deeper than MAX_DEPTH and more than MAX_VALUES values are refused before it is built), and
+the edited suite is validated exactly like the file: a bad value is one line naming the
 `--set` and the field. The run keeps the suite as it ran (`effective_text`), so `resume`
 reads the same steps.
 """
@@ -23,6 +24,9 @@ import yaml
 from stackprobe.errors import UserError
 
 DataPath = tuple[str | int, ...]
+MAX_VALUE_CHARS = 64 * 1024  # a value typed on a command line
+MAX_DEPTH = 50  # lists in lists: as deep as a suite file may nest (yaml_model.py)
+MAX_VALUES = 20_000  # values in one --set, as many as a whole suite file may hold
 
 
 class OverrideError(UserError):
@@ -40,14 +44,50 @@ def parse_override(text: str) -> Override:
     key, sep, raw = text.partition("=")
     keys = tuple(key.strip().split("."))
     if not sep or not all(keys):
-        raise OverrideError(f"--set {text}: expected KEY=VALUE or STEP.KEY=VALUE")
+        raise OverrideError(f"--set {_shown(text)}: expected KEY=VALUE or STEP.KEY=VALUE")
+    return Override(text, keys, _value(text, raw))
+
+
+def _value(text: str, raw: str) -> object:
+    """The value as one YAML value, guarded as a suite file is (yaml_model.py) before
+    anything is built: a few hundred bytes of anchors and aliases expand to billions of
+    values, deep nesting exhausts the recursion limit, and a sweep of 30,000 values plans
+    30,000 steps. A --set value has no use for any of them, so they are refused; what YAML
+    cannot build (a 5,000-digit number, 2024-13-45) is the text as typed, like any text
+    that is not one YAML value. Found by the fuzz target (tests/test_fuzz_suite.py)."""
+    if len(raw) > MAX_VALUE_CHARS:
+        raise OverrideError(f"--set {_shown(text)}: a value of {len(raw)} characters (at most "
+                            f"{MAX_VALUE_CHARS}: a suite file is the place for more)")
+    if not raw.strip():
+        return ""
     try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
-    except yaml.YAMLError:
-        value = raw  # not one YAML value: the text itself, validated like any string
+        depth = values = 0
+        for event in yaml.parse(raw, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                raise OverrideError(f"--set {_shown(text)}: anchors and aliases (&, *) are not "
+                                    "read in a --set value")
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise OverrideError(f"--set {_shown(text)}: nested deeper than {MAX_DEPTH} "
+                                        "levels")
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+            elif isinstance(event, yaml.ScalarEvent):
+                values += 1
+                if values > MAX_VALUES:
+                    raise OverrideError(f"--set {_shown(text)}: more than {MAX_VALUES} values")
+        value = yaml.safe_load(raw)
+    except (yaml.YAMLError, ValueError):
+        return raw  # not one YAML value: the text itself, validated like any string
     if isinstance(value, dict):
-        value = raw  # 'title=4k: a note' is a title; a mapping is set key by key (a.b=1)
-    return Override(text, keys, value)
+        return raw  # 'title=4k: a note' is a title; a mapping is set key by key (a.b=1)
+    return value
+
+
+def _shown(text: str) -> str:
+    """The --set as an error names it: cut when it is longer than a line."""
+    return text if len(text) <= 200 else f"{text[:200]}..."
 
 
 def apply_overrides(data: dict, overrides: Sequence[Override]) -> dict[DataPath, str]:
