@@ -14,9 +14,10 @@ in 2-minute chunks, then three figures extrapolated to a day on one host:
   figure errs high. Goal: < 200 MB.
 - `rss_growth_mb`: the `stackprobe run` process's resident memory, sampled every 0.2 s,
   fitted by least squares from the end of the first chunk to the end of the last one,
-  times a day (flat memory: ~0). The monitor's stop after the step (sadf's JSON read
-  whole by the controller) is printed apart, measured and scaled to a day
-  (`monitor_end_mb_24h`): it grows with the step's length.
+  times a day (flat memory: ~0). The monitor's stop after the step is printed apart
+  (`monitor_end_mb`, measured, not scaled): the step's monitor is read a segment at a
+  time (a segment is one soak period), so its stop reads the last segment only and does
+  not grow with the step's length.
 - `report_s_24h`: the wall time of `stackprobe report --format html` (the slowest
   format: it also draws the monitor's per-second samples) and of `--format md` on a
   synthetic day made from this run: its soak record folded again from the run's own
@@ -47,7 +48,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from stackprobe.analysis.soak_series import PeriodJudge, SeriesKeeper  # noqa: E402
+from stackprobe.monitor.segments import HostFold  # noqa: E402
+from stackprobe.monitor.summary import write_samples_json  # noqa: E402
 from stackprobe.parsers.fio.fio_log import series_from_logs  # noqa: E402
+from stackprobe.parsers.host.sadf_json import parse_sadf_json  # noqa: E402
 from stackprobe.schema.records import SeriesPoint  # noqa: E402
 from stackprobe.schema.storage_soak_records import SoakChunk  # noqa: E402
 
@@ -63,7 +67,7 @@ steps:
     ioengine: libaio
     direct: 1
     options: {{rate_iops: 4000}}
-    soak: {{duration: {duration}s, chunk: {chunk}s}}
+    soak: {{duration: {duration}s, chunk: {chunk}s, period: {chunk}s}}
 """
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
 
@@ -115,15 +119,19 @@ def slope_per_s(points: list[tuple[float, float]]) -> float:
 
 
 def sizes(run_dir: Path) -> dict[str, int]:
-    out = {"chunks": 0, "monitor": 0, "results": 0, "other": 0}
+    """Bytes by kind of file: what grows with the seconds (chunks, the monitor's raw sadf
+    output) apart from the bounded (the monitor's kept samples, results.json)."""
+    out = {"chunks": 0, "monitor": 0, "samples": 0, "results": 0, "other": 0}
     for f in run_dir.rglob("*"):
         if not f.is_file():
             continue
         size = f.stat().st_size
         if "chunks" in f.parts:
             out["chunks"] += size
-        elif f.name.startswith("monitor-"):
+        elif f.name.startswith("monitor-") and ".sadf." in f.name:
             out["monitor"] += size
+        elif f.name.startswith("monitor-"):
+            out["samples"] += size
         elif f.name == "results.json":
             out["results"] += size
         else:
@@ -174,21 +182,39 @@ def synthetic_day(run_dir: Path, day_dir: Path, chunk_s: float) -> None:
                         for k in range(per_day)])
     step["duration_s"] = DAY
     (day_dir / "results.json").write_text(json.dumps(results, indent=1))
-    for info in step.get("monitor", {}).values():
-        path = step_dir / info["file"]
-        doc = json.loads(path.read_text())
-        rows = doc.get("samples", [])
-        if len(rows) < 2:
-            continue
-        span = rows[-1]["t"] - rows[0]["t"] + (info.get("interval_s") or 1.0)
-        day = []
-        k = 0
-        while len(day) < DAY / (info.get("interval_s") or 1.0):
-            for r in rows:
-                day.append({**r, "t": r["t"] + k * span})
-            k += 1
-        doc["samples"] = day
-        path.write_text(json.dumps(doc))
+    for host, info in step.get("monitor", {}).items():
+        day_samples(host, step_dir / info["raw"], step_dir / info["file"])
+
+
+def day_samples(host: str, raw: Path, out: Path) -> None:
+    """The monitor's samples file of a day on `host`: the run's own seconds (its raw sadf
+    output, each segment's document) repeated over 86,400 s through the fold a segmented
+    monitor uses, so the file is what a day's step keeps."""
+    text = gzip.decompress(raw.read_bytes()).decode() if raw.suffix == ".gz" else raw.read_text()
+    docs = [parse_sadf_json(doc) for doc in json_documents(text)]
+    samples = [s for doc in docs for s in doc.samples]
+    if len(samples) < 2:
+        return
+    fold = HostFold(host, out.parent / "unused.sadf.json.gz")  # take() writes no raw
+    span = samples[-1].t - samples[0].t + 1.0
+    k = 0
+    while k * len(samples) < DAY:
+        fold.take(docs[0].model_copy(update={"samples": [
+            s.model_copy(update={"t": s.t + k * span}) for s in samples]}))
+        k += 1
+    out.write_text(write_samples_json(fold.series()))
+
+
+def json_documents(text: str) -> list[str]:
+    """The JSON documents of a text, one after the other (a segmented monitor's raw file)."""
+    decoder, docs, at = json.JSONDecoder(), [], 0
+    while text[at:].strip():
+        while text[at].isspace():
+            at += 1
+        _, end = decoder.raw_decode(text, at)
+        docs.append(text[at:end])
+        at = end
+    return docs
 
 
 def timed_report(day_dir: Path, fmt: str) -> float:
@@ -241,21 +267,22 @@ def main() -> None:
         day_dir = tmp / "day"
         synthetic_day(run_dir, day_dir, chunk)
         day_results = (day_dir / "results.json").stat().st_size
+        day_kept = sum(f.stat().st_size for f in (day_dir / "steps").rglob("monitor-*.json"))
         disk_day = (size["chunks"] / measured_s * DAY + size["monitor"] / monitor_s * DAY
-                    + day_results + size["other"])
+                    + day_kept + day_results + size["other"])
         html_s = timed_report(day_dir, "html")
         md_s = timed_report(day_dir, "md")
         print(f"soak: {soak['chunks_run']} chunks, {measured_s} s measured, wall {wall:.0f} s, "
               f"verdict {soak['verdict']}, {len(soak['points'])} points kept")
-        print(f"disk measured: chunks {size['chunks'] / 1e6:.2f} MB, monitor "
-              f"{size['monitor'] / 1e6:.2f} MB, results.json {size['results'] / 1e6:.3f} MB, "
-              f"other {size['other'] / 1e6:.3f} MB")
+        print(f"disk measured: chunks {size['chunks'] / 1e6:.2f} MB, monitor raw "
+              f"{size['monitor'] / 1e6:.2f} MB, monitor samples {size['samples'] / 1e6:.2f} MB, "
+              f"results.json {size['results'] / 1e6:.3f} MB, other {size['other'] / 1e6:.3f} MB")
         print(f"disk per day: chunks {size['chunks'] / measured_s * DAY / 1e6:.1f} MB, monitor "
-              f"{size['monitor'] / monitor_s * DAY / 1e6:.1f} MB, results.json "
-              f"{day_results / 1e6:.2f} MB")
+              f"raw {size['monitor'] / monitor_s * DAY / 1e6:.1f} MB, monitor samples "
+              f"{day_kept / 1e6:.2f} MB (bounded), results.json {day_results / 1e6:.2f} MB")
         print(f"rss: {len(fit)} samples over {len(ends)} chunk ends, first {seen[0] if seen else 0:.1f} MB, "
               f"last {last:.1f} MB, after the step (monitor stop) peak {end_peak:.1f} MB; "
-              f"monitor_end_mb_24h={max(0.0, end_peak - last) * DAY / monitor_s:.0f}")
+              f"monitor_end_mb={max(0.0, end_peak - last):.1f}")
         print(f"report on the synthetic day: html {html_s:.2f} s, md {md_s:.2f} s")
         print(f"soak_disk_mb_per_host_day={disk_day / 1e6:.1f} rss_growth_mb={growth_day:.1f} "
               f"report_s_24h={max(html_s, md_s):.2f}")

@@ -87,6 +87,13 @@ def test_a_soak_overwrites_its_bounded_files_chunk_after_chunk(tmp_path):
     assert 6 <= soak.seconds <= 10 and len(soak.periods) >= 2
     assert soak.points[-1].t_s > soak.chunks[-1].start_s  # one clock over all chunks
     assert list(target.iterdir()) == [], "test files removed"
+    # its monitor read a period (3 s) at a time: sadf's documents kept compressed, one per
+    # segment, the summary over every second
+    (host, mon), = step.monitor.items()
+    assert mon["raw"] == f"monitor-{host}.sadf.json.gz" and mon["segments"] >= 3, mon
+    raw = gzip.decompress((run_dir / "steps" / step.id / mon["raw"]).read_bytes()).decode()
+    assert raw.count('"sysstat"') >= mon["segments"] - 1
+    assert mon["summary"]["samples"] >= 8
 
 
 @pytest.mark.tools

@@ -320,3 +320,41 @@ def test_a_run_records_monitoring_and_hints_for_its_step(tmp_path):
     assert off.returncode == 0
     step2 = json.loads(next((tmp_path / "runs2").glob("*-mon/results.json")).read_text())["steps"][0]
     assert step2["monitor"] == {} and not list((tmp_path / "runs2").glob("*/steps/*/monitor-*"))
+
+
+@pytest.mark.tools
+@needs_sysstat
+def test_a_long_step_is_read_a_segment_at_a_time(tmp_path, monitors):
+    """segment_s: a new sadc on a new file every segment, the old file read by sadf, handed
+    over and removed from the host; the seconds come out contiguous, none counted twice."""
+    from stackprobe.monitor.segments import HostFold
+
+    host_dir = tmp_path / "host"
+    host_dir.mkdir()
+    fold = HostFold("local", tmp_path / "step" / "monitor-local.sadf.json.gz")
+    monitor = monitors(HostMonitor(segment_s=3, on_segment=fold.add))
+    monitor.start(LocalTransport(), str(host_dir))
+    time.sleep(8.5)
+    result = monitor.stop()
+    assert result.problem is None, result.problem
+    assert result.series is None and result.segments >= 3
+    times = [s.t for s in fold.series().samples]
+    assert 6 <= len(times) <= 10, times
+    assert times == sorted(set(times)) and times[-1] - times[0] <= len(times)  # no gap, no twice
+    assert fold.summary(None)["samples"] == len(times)
+    assert not list(host_dir.glob("monitor-*.sa")), list(host_dir.iterdir())  # read, then removed
+    raw = gzip_docs(tmp_path / "step" / "monitor-local.sadf.json.gz")
+    assert result.segments - 1 <= len(raw) <= result.segments and all("sysstat" in d for d in raw)
+
+
+def gzip_docs(path: Path) -> list[dict]:
+    import gzip
+
+    text = gzip.decompress(path.read_bytes()).decode()
+    decoder, docs, at = json.JSONDecoder(), [], 0
+    while text[at:].strip():
+        while text[at].isspace():
+            at += 1
+        doc, at = decoder.raw_decode(text, at)
+        docs.append(doc)
+    return docs

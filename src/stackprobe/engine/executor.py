@@ -270,7 +270,9 @@ class Executor:
         if self.fleet is not None:
             roles.update({n: list(self.fleet[n].host.roles) for n, _, _ in targets
                           if n in self.fleet.handles})
-        return StepMonitors(targets, self._link_speeds, max_s=max_s, roles=roles, ceph=watch)
+        return StepMonitors(targets, self._link_speeds, max_s=max_s, roles=roles, ceph=watch,
+                            segment_s=registry.kind(step.kind).monitor_segment_s(step.spec),
+                            step_dir=self.run_dir.step_dir(step.id))
 
     def _cluster_broke(self, result: StepResult) -> bool:
         """Before a Ceph step: a cluster gone HEALTH_ERR is not loaded any further; this

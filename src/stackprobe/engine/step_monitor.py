@@ -24,6 +24,7 @@ from stackprobe.analysis.bottleneck import hints
 from stackprobe.analysis.role_use import role_outliers
 from stackprobe.engine.ceph_watch import CephWatch
 from stackprobe.monitor.sampler import HostMonitor
+from stackprobe.monitor.segments import HostFold
 from stackprobe.monitor.summary import summarise, write_samples_json
 from stackprobe.spec.hosts import HostsFile, Reach
 from stackprobe.store.rundir import atomic_write
@@ -50,6 +51,11 @@ def storage_targets(fleet: Fleet | None, taken: set[str]) -> list[tuple[str, Tra
         return []
     return [(h.name, h.transport, h.scratch) for h in fleet.shells()
             if STORAGE in h.host.roles and h.name not in taken and h.transport is not None]
+
+
+def raw_name(host: str, segmented: bool) -> str:
+    """sadf's own output of the step on `host`: one document, or one per segment gzipped."""
+    return f"monitor-{host}.sadf.json" + (".gz" if segmented else "")
 
 
 def parse_link_speeds(text: str) -> dict[str, float]:
@@ -79,6 +85,11 @@ class StepMonitors:
     roles: dict[str, list[str]] = field(default_factory=dict)  # host -> its roles, in summaries
     ceph: CephWatch | None = None  # a Ceph step: Ceph's own view, from the controller
     ceph_view: dict | None = None  # what ceph gave, once stopped
+    # a step of hours: sadc read a segment at a time (monitor/sampler.py), each folded into
+    # `folds` and its raw output kept compressed in `step_dir` (monitor/segments.py)
+    segment_s: float | None = None
+    step_dir: Path | None = None
+    folds: dict[str, HostFold] = field(default_factory=dict)
 
     def start(self) -> None:
         """sadc started on every host at once (a few round trips each: one after the other,
@@ -88,7 +99,11 @@ class StepMonitors:
             if host not in self.link_speeds:
                 res = transport.run(SPEEDS_ARGV, timeout=30)
                 self.link_speeds[host] = parse_link_speeds(res.stdout) if res.ok else {}
-            m = HostMonitor(max_s=self.max_s)
+            if self.segment_s and self.step_dir is not None:
+                fold = self.folds[host] = HostFold(host, self.step_dir / raw_name(host, True))
+                m = HostMonitor(max_s=self.max_s, segment_s=self.segment_s, on_segment=fold.add)
+            else:
+                m = HostMonitor(max_s=self.max_s)
             m.start(transport, directory)
             return m
 
@@ -123,15 +138,20 @@ class StepMonitors:
         for host, res in results.items():
             if res.problem and not res.problem.startswith(TOO_SHORT):
                 problems.append(f"monitoring {host}: {res.problem}")
+            fold = self.folds.get(host)
             if res.raw_json:
-                atomic_write(step_dir / f"monitor-{host}.sadf.json", res.raw_json)
-            if res.series is None:
+                atomic_write(step_dir / raw_name(host, False), res.raw_json)
+            series = fold.series() if fold is not None else res.series
+            if series is None or (fold is not None and not series.samples):
                 continue
-            atomic_write(step_dir / f"monitor-{host}.json", write_samples_json(res.series))
-            summary = summarise(res.series, self.link_speeds.get(host))
+            atomic_write(step_dir / f"monitor-{host}.json", write_samples_json(series))
+            summary = (fold.summary(self.link_speeds.get(host)) if fold is not None
+                       else summarise(series, self.link_speeds.get(host)))
             if host in self.roles:
                 summary["roles"] = list(self.roles[host])
             summaries[host] = summary
-            out[host] = {"file": f"monitor-{host}.json", "raw": f"monitor-{host}.sadf.json",
-                         "interval_s": res.series.interval_s, "summary": summary}
+            out[host] = {"file": f"monitor-{host}.json", "raw": raw_name(host, fold is not None),
+                         "interval_s": series.interval_s, "summary": summary}
+            if fold is not None:
+                out[host]["segments"] = res.segments
         return out, hints(summaries) + role_outliers(summaries), problems

@@ -39,6 +39,8 @@ from stackprobe.tables.sweeps import SweepSeries, io_series
 
 __all__ = ["AnyOf", "CephNeeds", "ClusterIo", "HostMode", "Kind", "Need", "Reach", "Tool"]
 
+MONITOR_SEGMENT_S = 3600.0  # a step planned longer is monitored an hour at a time
+
 if TYPE_CHECKING:
     from stackprobe.kinds.context import Runner
     from stackprobe.safety.job_paths import Use
@@ -116,6 +118,13 @@ class Kind:
     def data_bytes(self, spec: StepSpec) -> int:
         """Bytes of test files the step lays out wherever it runs."""
         return 0
+
+    def monitor_segment_s(self, spec: StepSpec) -> float | None:
+        """The length of one segment of the step's per-second monitoring (monitor/sampler.py:
+        sadc's output read, folded and kept compressed a segment at a time, so a step of
+        hours holds a bounded few MB); None: read whole after the step. A step planned past
+        an hour is read an hour at a time."""
+        return MONITOR_SEGMENT_S if self.estimate_s(spec, 1) > MONITOR_SEGMENT_S else None
 
     def local_bytes(self, spec: StepSpec) -> int:
         """Of those, the bytes on the run's target directory (the free-space check); a

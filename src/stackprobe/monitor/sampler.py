@@ -28,11 +28,20 @@ raw sadf output (kept unchanged) and the parsed series.
 
 Call stop() after the transport's interrupt is cleared: an interrupted transport would
 interrupt sadf too (LocalTransport interrupts every command it starts meanwhile).
+
+A step of hours is monitored in segments (`segment_s`): every segment a new sadc starts on
+a new file, the one before is stopped, turned into JSON by sadf and handed to
+`on_segment(series, raw_json)` (engine/step_monitor.py folds it and keeps the raw output
+compressed), then removed from the host. Neither the controller nor the host then holds a
+whole day of seconds (docs/soak.md); what sadc read while the two overlap is read twice and
+dropped once (monitor/stream_fold.py).
 """
 
 from __future__ import annotations
 
 import posixpath
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from stackprobe.parsers.host.sadf_json import MonitorSeries, parse_sadf_json
@@ -44,6 +53,7 @@ SADF = "sadf"
 # sysstat: sadc samples every second, sadf turns its file into JSON
 SYSSTAT = Tool(SADF, "sysstat", (SADF, "-V"), "per-second resource monitoring (sadc, sadf)")
 DATA_FILE = "monitor.sa"
+SEGMENT_FILE = "monitor-{:04d}.sa"  # a segmented monitor's files, one per segment
 LOG_FILE = "monitor.sadc.log"
 SADF_OPTIONS = ("-u", "ALL", "-P", "ALL", "-r", "ALL", "-d", "-n", "DEV,EDEV")
 SADF_TIMEOUT_S = 300.0
@@ -82,22 +92,31 @@ class MonitorResult:
     sadc_pid: int | None = None
     datafile: str | None = None  # on the host; removed with the host's scratch directory
     commands: list[CommandResult] = field(default_factory=list)  # sadf (and cat of the log)
+    segments: int = 0  # a segmented monitor's segments, each handed to on_segment
 
 
 class HostMonitor:
     """Per-second resource sampling on one host during one step: start(), then stop()."""
 
     def __init__(self, *, sadc: str = SADC, sadf: str = SADF, interval_s: int = 1,
-                 max_s: float | None = None):
+                 max_s: float | None = None, segment_s: float | None = None,
+                 on_segment: Callable[[MonitorSeries, str], None] | None = None):
         self.sadc = sadc
         self.sadf = sadf
         self.interval_s = interval_s
         self.max_s = max_s  # sadc ends by itself after this long (None: only when stopped)
+        self.segment_s = segment_s if on_segment is not None else None
+        self.on_segment = on_segment
         self._transport: Transport | None = None
         self._bg: Background | None = None
         self._datafile: str | None = None
+        self._dir: str | None = None
         self._log: str | None = None
         self._problem: str | None = None
+        self._segments = 0
+        self._segment_problems: list[str] = []
+        self._stop = threading.Event()
+        self._rotation: threading.Thread | None = None
 
     @property
     def pid(self) -> int | None:
@@ -110,20 +129,72 @@ class HostMonitor:
         if self._bg is not None:
             raise RuntimeError("HostMonitor already started; stop() it first")
         self._transport = transport
-        self._datafile = posixpath.join(remote_dir, DATA_FILE)
+        self._dir = remote_dir
+        name = SEGMENT_FILE.format(1) if self.segment_s else DATA_FILE
+        self._datafile = posixpath.join(remote_dir, name)
         self._log = posixpath.join(remote_dir, LOG_FILE)
         self._problem = None
         try:
             transport.run(["rm", "-f", "--", self._datafile, self._log], timeout=SHORT_TIMEOUT_S)
-            count = int(self.max_s // self.interval_s) + 1 if self.max_s else None
-            self._bg = transport.start(sadc_argv(self.sadc, self.interval_s, self._datafile, count),
-                                       log=self._log)
+            self._bg = self._sadc(transport, self._datafile)
         except Exception as exc:  # monitoring must never fail a step
             self._problem = f"could not start sadc on {transport.host}: {_why(exc)}"
+            return
+        if self.segment_s:
+            self._stop.clear()
+            self._rotation = threading.Thread(target=self._rotate, name="sadc-segments",
+                                              daemon=True)
+            self._rotation.start()
+
+    def _sadc(self, transport: Transport, datafile: str) -> Background:
+        count = int(self.max_s // self.interval_s) + 1 if self.max_s else None
+        return transport.start(sadc_argv(self.sadc, self.interval_s, datafile, count),
+                               log=self._log)
+
+    def _rotate(self) -> None:
+        """Every segment: the next sadc on a new file, then the last one read and removed."""
+        while not self._stop.wait(self.segment_s):
+            transport = self._transport
+            try:
+                nxt = posixpath.join(self._dir or "", SEGMENT_FILE.format(self._segments + 2))
+                bg = self._sadc(transport, nxt)
+            except Exception as exc:
+                self._segment_problems.append(f"could not start sadc's next segment: {_why(exc)}")
+                continue  # the running sadc goes on; its file grows, still read at the end
+            old_bg, old_file = self._bg, self._datafile
+            self._bg, self._datafile = bg, nxt  # stop() joins this thread before reading them
+            try:
+                old_bg.stop(10.0)
+            except Exception as exc:
+                self._segment_problems.append(f"could not stop sadc (PID {old_bg.pid}): {_why(exc)}")
+            self._segment(transport, old_file)
+
+    def _segment(self, transport: Transport, datafile: str) -> None:
+        """sadf on one segment's file, its series handed on, the file removed."""
+        result = MonitorResult(host=transport.host)
+        problems: list[str] = []
+        self._run_sadf(transport, result, problems, datafile)  # its stdout: not kept here
+        # a last segment cut within a second of the one before has no sample: nothing lost
+        self._segment_problems += [p for p in problems if not p.startswith("no samples")]
+        self._segments += 1
+        if result.series is not None and self.on_segment is not None:
+            try:
+                self.on_segment(result.series, result.raw_json)
+            except Exception as exc:  # the fold's trouble is a problem, not a crash
+                self._segment_problems.append(f"segment {self._segments}: {_why(exc)}")
+        try:
+            transport.run(["rm", "-f", "--", datafile], timeout=SHORT_TIMEOUT_S)
+        except Exception:
+            pass  # the host's scratch directory goes with the step
 
     def stop(self, grace_s: float = 10.0) -> MonitorResult:
         """Stop sadc by its PID, run sadf there and parse it; problems come back as one
-        line in the result, never as an exception."""
+        line in the result, never as an exception. A segmented monitor hands its last
+        segment to on_segment too; its result then carries no series of its own."""
+        if self._rotation is not None:
+            self._stop.set()
+            self._rotation.join()
+            self._rotation = None
         transport, bg = self._transport, self._bg
         self._bg = None
         host = transport.host if transport is not None else "?"
@@ -144,7 +215,12 @@ class HostMonitor:
             why = first_line(result.sadc_log) or "no message (its log is empty or missing)"
             code = f" (exit status {status})" if status is not None else ""
             problems.append(f"sadc ended before the step did{code}: {why}")
-        self._run_sadf(transport, result, problems)
+        if self.segment_s:
+            self._segment(transport, self._datafile)
+            result.segments = self._segments
+            problems += list(dict.fromkeys(self._segment_problems))
+        else:
+            self._run_sadf(transport, result, problems, self._datafile)
         result.problem = "; ".join(problems) or None
         return result
 
@@ -156,9 +232,10 @@ class HostMonitor:
         result.commands.append(res)
         return res.stdout
 
-    def _run_sadf(self, transport: Transport, result: MonitorResult, problems: list[str]) -> None:
+    def _run_sadf(self, transport: Transport, result: MonitorResult, problems: list[str],
+                  datafile: str) -> None:
         try:
-            res = transport.run(sadf_argv(self.sadf, self._datafile or ""), env={"LC_ALL": "C"},
+            res = transport.run(sadf_argv(self.sadf, datafile), env={"LC_ALL": "C"},
                                 timeout=SADF_TIMEOUT_S)
         except Exception as exc:
             problems.append(f"could not run sadf on {transport.host}: {_why(exc)}")

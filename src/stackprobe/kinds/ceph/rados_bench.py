@@ -175,6 +175,10 @@ class RadosBench(Kind):
     def headline(self, spec):
         return "bw"
 
+    def monitor_segment_s(self, spec):
+        """A soak's monitor is read a period at a time: the hour it judges on its own."""
+        return spec.soak.period.seconds if spec.soak is not None else super().monitor_segment_s(spec)
+
     def estimate_s(self, spec: RadosBenchStep, hosts):
         if spec.soak is not None:  # the object set's write at ~100 MB/s, then the reads
             chunks = len(spec.soak.lengths())

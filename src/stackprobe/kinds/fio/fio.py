@@ -328,6 +328,10 @@ class Fio(Kind):
             return "bw"
         return "iops"
 
+    def monitor_segment_s(self, spec):
+        """A soak's monitor is read a period at a time: the hour it judges on its own."""
+        return spec.soak.period.seconds if spec.soak is not None else super().monitor_segment_s(spec)
+
     def estimate_s(self, spec: FioStep, hosts):
         if spec.job_file is not None:
             return job_file_seconds(spec.job_file)
