@@ -111,6 +111,7 @@ from stackprobe.parsers.hpc.hpcc_out import parse_hpcc
 from stackprobe.parsers.hpc.hpccinf import HpccInput, parse_hpccinf
 from stackprobe.parsers.hpc.hpl_out import parse_hpl
 from stackprobe.parsers.hpc.io500_result import parse_io500
+from stackprobe.parsers.hpc.ior_json import parse_ior_json
 from stackprobe.parsers.hpc.ior_text import parse_ior
 from stackprobe.parsers.hpc.mdtest_text import parse_mdtest
 from stackprobe.parsers.hpc.stream_text import parse_stream
@@ -387,6 +388,7 @@ TARGETS: dict[str, Target] = {
                         _files("recorded/sysstat/*.json", "recorded/sysstat/*.stdout")),
     "ior_text": Target(parse_ior, IorRecord,
                        _files("public/ior/*", shared=("ior/*",))),
+    "ior_json": Target(parse_ior_json, IorRecord, _files("recorded/ior-json/*.json")),
     "mdtest_text": Target(parse_mdtest, MdtestRecord,
                           _files("public/mdtest/*", shared=("mdtest/*",))),
     "io500_result": Target((parse_io500, _io500_recomputed), Io500Record,

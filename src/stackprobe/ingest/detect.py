@@ -27,6 +27,7 @@ from stackprobe.parsers.fio.fio_terse import parse_fio_terse
 from stackprobe.parsers.hpc.hpcc_out import looks_like_hpcc, parse_hpcc
 from stackprobe.parsers.hpc.hpl_out import looks_like_hpl, parse_hpl
 from stackprobe.parsers.hpc.io500_result import looks_like_io500, parse_io500
+from stackprobe.parsers.hpc.ior_json import is_ior_json, parse_ior_json
 from stackprobe.parsers.hpc.ior_text import looks_like_ior, parse_ior
 from stackprobe.parsers.hpc.mdtest_text import looks_like_mdtest, parse_mdtest
 from stackprobe.parsers.hpc.stream_text import looks_like_stream, parse_stream
@@ -55,6 +56,8 @@ def detect(text: str) -> Format:
         return Format("iperf3 json", _iperf3)
     if any("jobs" in d or "client_stats" in d for d in docs):
         return Format("fio json", parse_fio_json)
+    if any(is_ior_json(d) for d in docs):  # before the text: IOR's stdout wraps it in its banner
+        return Format("ior json", parse_ior_json)
     peer = peer_format(text) or host_format(text)
     if peer is not None:
         return Format(*peer)
@@ -73,7 +76,7 @@ def detect(text: str) -> Format:
     if _NORMAL_JOB.search(text):
         return Format("fio normal", parse_fio_normal)
     raise ValueError(
-        "unknown format (looked for fio json/json+/terse/normal output, iperf3 -J, IOR and "
+        "unknown format (looked for fio json/json+/terse/normal output, iperf3 -J, IOR (text, JSON) and "
         "mdtest output, IO500 result files, rados bench, rbd bench and ceph tell osd bench "
         "output, STREAM, HPL.out and hpcc's hpccoutf.txt, OSU Micro-Benchmarks and perftest output, "
         f"{LOOKED_FOR}, {HOST_TOOLS})"

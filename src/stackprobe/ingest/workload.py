@@ -225,6 +225,7 @@ _BY_FORMAT: dict[str, Callable[[Ingested], Derived]] = {
     "iperf3 json": _iperf3,
     "io500 result": _io500_tool("io500"),
     "ior output": _io500_tool("ior"),
+    "ior json": _io500_tool("ior"),
     "mdtest output": _io500_tool("mdtest"),
     "stream output": _bare("stream"),
     "hpl output": _bare("hpl"),

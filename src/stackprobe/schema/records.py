@@ -306,7 +306,7 @@ class SummaryStat(BaseModel):
 
 
 class IorRecord(RecordBase):
-    """One access (write or read) of one IOR test (parsers/ior_text.py).
+    """One access (write or read) of one IOR test (parsers/hpc/ior_text.py, ior_json.py).
 
     Bandwidths are bytes/s (IOR prints MiB/s = 2**20 bytes/s); `ops` are IOR's OPs/s
     (transfers per second). `iterations` holds IOR's per-iteration result rows."""
@@ -314,7 +314,7 @@ class IorRecord(RecordBase):
     type: Literal["ior"] = "ior"
     tool: str = "ior"
     tool_version: str | None = None
-    source_format: str | None = None  # text; rank_csv: bw_bytes are per rank, over the ranks
+    source_format: str | None = None  # text, json; rank_csv: bw_bytes are per rank, over the ranks
     test: int | None = None  # the nth IOR test in the file (0-based), several runs in one file
     operation: str  # write, read
     api: str | None = None
