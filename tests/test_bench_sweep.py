@@ -29,3 +29,13 @@ def test_sweep_overhead_short_prints_its_ratio_and_reuses_the_files():
     assert "laid out by this step" in steps[0], steps[0]
     assert "reused (made by step 01-" in steps[1], steps[1]
     assert re.search(r"^bare_fio_wall_s=\d+\.\d+ ", proc.stdout, re.MULTILINE), proc.stdout
+    # the time between the two fio runs, split by command and stackprobe's own time
+    between = [ln for ln in lines if ln.startswith("  ")]
+    assert [ln.split(":")[0].strip() for ln in between] == [
+        "before the first fio", "between fio 1 and 2", "after the last fio"], between
+    m = re.fullmatch(r"  between fio 1 and 2: (\d+\.\d+) s = commands (\d+\.\d+) s \((.*)\) "
+                     r"\+ stackprobe alone (\d+\.\d+) s", between[1])
+    assert m and float(m[1]) == pytest.approx(float(m[2]) + float(m[4]), abs=0.011), between[1]
+    assert "sadf" in m[3] or "sadc" in m[3], between[1]  # the monitor's commands are seen
+    assert re.search(r"^outside fio: commands \d+\.\d+ s, stackprobe alone \d+\.\d+ s$",
+                     proc.stdout, re.MULTILINE), proc.stdout

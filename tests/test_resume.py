@@ -67,7 +67,7 @@ def test_sigkill_mid_suite_then_resume(tmp_path):
     assert len(kept) >= 2 and len(kept) < 4
 
     scratch = str(target / f"stackprobe-{before['run']['id']}") + "/"
-    proc2 = run_cli(["resume", run.name, "--out", out], cwd=tmp_path, check=0)
+    proc2 = run_cli(["resume", run.name, "--out", out, "--quiet"], cwd=tmp_path, check=0)
     assert "steps kept" in proc2.stdout
     # the killed run's monitor (sadc, in its own session) was found and stopped
     assert "stopped" in proc2.stdout and not _running_with(scratch)
@@ -77,6 +77,10 @@ def test_sigkill_mid_suite_then_resume(tmp_path):
     assert all(s["status"] == "ok" for s in after["steps"])
     for sid, step in kept.items():  # unchanged, once
         assert next(s for s in after["steps"] if s["id"] == sid) == step
+    for step in after["steps"]:  # resumed --quiet: fio ran without live intervals
+        if step["id"] not in kept:
+            fio = [c["argv"] for c in step["commands"] if c["argv"][0] == "fio"]
+            assert fio and not any("--status-interval" in " ".join(a) for a in fio), fio
     for path, data in kept_files.items():
         assert path.read_bytes() == data
     assert [p.name for p in target.iterdir()] == []  # the cut-short run's test files are gone

@@ -29,6 +29,9 @@ def resume(
     ssh_user: str = options.SSH_USER,
     ssh_port: int = options.SSH_PORT,
     ssh_config: Path = options.SSH_CONFIG,
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="No live figures while steps run (docs/live.md).",
+    ),
 ) -> None:
     """Continue a run from its first step not completed; completed steps are kept. The
     run's --hosts are read again; --ssh-* are not kept with the run: give them again."""
@@ -78,7 +81,7 @@ def resume(
                   f"{len(left)} to run (from {left[0]})"
                   + (f"; stopped {len(stopped)} process(es) the cut-short run left: "
                      f"{', '.join(map(str, stopped))}" if stopped else ""))
-    with RunProgress([s for s in plan if s.id in left], console) as progress:
+    with RunProgress([s for s in plan if s.id in left], console, quiet=quiet) as progress:
         results, run_path = launch(
             plan, settings, LocalTransport(), target_base=Path(previous.run.target),
             out_dir=path.parent, progress=progress,
