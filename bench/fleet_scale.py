@@ -189,7 +189,8 @@ def one_real(n: int, work: Path, args) -> None:
     print(f"hosts={n} controller_cpu_s={cpu:.2f} wall_s={wall:.2f} rss_mb={peak_rss_mb():.0f} "
           f"mode=real step=run cpu_ms_per_host={1000 * cpu / n:.1f} lab_up_s={up_s:.2f} "
           f"lab_up_s_per_host={up_s / n:.3f} lab_mb_per_host={lab_mb:.1f} "
-          f"sshd_rss_mb_per_host={sshd_mb:.1f} commands={len(recording.exchanges)} {totals}",
+          f"sshd_rss_mb_per_host={sshd_mb:.1f} commands={len(recording.exchanges)} "
+          f"threads_peak={max(_threads_peak)} fds_peak={max(_fds_peak)} {totals}",
           flush=True)
 
 
@@ -229,13 +230,15 @@ def one_sim(n: int, work: Path, args) -> None:
         load += every_panel(run_dir)
     print(f"hosts={n} controller_cpu_s={cpu:.2f} wall_s={wall:.2f} rss_mb={peak_rss_mb():.0f} "
           f"mode=sim step=run cpu_ms_per_host={1000 * cpu / n:.1f} "
-          f"threads_peak={max(_threads_peak)} {totals} unanswered={len(unanswered)}{load}",
+          f"threads_peak={max(_threads_peak)} fds_peak={max(_fds_peak)} {totals} "
+          f"unanswered={len(unanswered)}{load}",
           flush=True)
     for key in unanswered[:5]:
         print(f"  no recording: {key}", file=sys.stderr)
 
 
 _threads_peak = [0]
+_fds_peak = [0]  # this process's open file descriptors (an SSH connection each per host)
 
 
 def every_panel(run_dir: Path) -> str:
@@ -264,6 +267,10 @@ def child(args) -> None:
     def watch():
         while True:
             _threads_peak[0] = max(_threads_peak[0], threading.active_count())
+            try:
+                _fds_peak[0] = max(_fds_peak[0], len(os.listdir("/proc/self/fd")))
+            except OSError:
+                pass
             time.sleep(0.05)
 
     threading.Thread(target=watch, daemon=True).start()

@@ -47,6 +47,8 @@ def test_fleet_scale_short_drives_two_lab_hosts():
                      out, re.MULTILINE), out
     assert re.search(rf"^hosts=20 {figures} mode=sim step=run .* unanswered=0$", out,
                      re.MULTILINE), out
+    assert re.search(r"^hosts=2 .*mode=real step=run .*threads_peak=\d+ fds_peak=\d+ ", out,
+                     re.MULTILINE), out
 
 
 @pytest.mark.bench

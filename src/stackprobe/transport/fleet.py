@@ -118,6 +118,10 @@ class Fleet:
     def open(self) -> None:
         """Reach every host and make its scratch directory; UserError naming the hosts that
         could not be reached, before any load."""
+        from stackprobe.transport.open_files import ensure_open_files
+
+        ensure_open_files(sum(h.host.access == "ssh" for h in self.handles.values()))
+
         def prepare(h: HostHandle) -> str | None:
             result = h.transport.run(["mkdir", "-p", "--", h.scratch], timeout=60)
             if result.ok:
