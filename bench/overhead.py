@@ -20,13 +20,16 @@ the strict test: any CPU stackprobe spends while fio runs is taken from fio.
 
 stackprobe runs as users run it: with its per-second resource monitoring on (sadc sampling
 CPU, memory, disks and NICs, on the same pinned CPU) and the monitor files written after
-the step; `--no-monitor` measures it without, for comparison. The monitoring state is
-printed with the ratio: `overhead_ratio=<median> monitor=on`.
+the step; `--no-monitor` measures it without, for comparison. Its output is piped, so it
+prints the live figures as plain lines: fio runs with `--status-interval=1` and stackprobe
+reads every status document while the job runs (docs/live.md); `--quiet` measures it
+without. Both states are printed with the ratio, as the step's own results.json shows
+them (sadc's samples kept; fio's command line): `overhead_ratio=<median> monitor=on live=on`.
 
 `--short` (what `make test` runs, so the script cannot rot): one pair per job of one
 second each; the ratio it prints is a smoke figure, not a measurement.
 
-Usage: python bench/overhead.py [--pairs N] [--runtime S] [--no-monitor] [--short]
+Usage: python bench/overhead.py [--pairs N] [--runtime S] [--no-monitor] [--quiet] [--short]
 """
 
 from __future__ import annotations
@@ -70,9 +73,10 @@ def run_bare(job: Path, cwd: Path, cpu: int) -> float:
     return iops_of(proc.stdout)
 
 
-def run_stackprobe(suite: Path, work: Path, out: Path, cpu: int, monitor: bool) -> float:
+def run_stackprobe(suite: Path, work: Path, out: Path, cpu: int, monitor: bool,
+                   live: bool) -> float:
     stackprobe = pinned(cpu) + [sys.executable, "-m", "stackprobe"]
-    flags = [] if monitor else ["--no-monitor"]
+    flags = ([] if monitor else ["--no-monitor"]) + ([] if live else ["--quiet"])
     proc = subprocess.run(stackprobe + ["run", str(suite), "--target", str(work), "--out",
                                         str(out), *flags],
                           capture_output=True, text=True,
@@ -87,6 +91,9 @@ def run_stackprobe(suite: Path, work: Path, out: Path, cpu: int, monitor: bool) 
         raise SystemExit(f"stackprobe step failed: {step['error']}")
     if monitor and not step.get("monitor"):
         raise SystemExit(f"monitoring was on but recorded nothing: {step.get('warnings')}")
+    fio = [c["argv"] for c in step["commands"] if c["argv"] and c["argv"][0] == "fio"]
+    if live != any(a.startswith("--status-interval") for argv in fio for a in argv):
+        raise SystemExit(f"live figures were {'on' if live else 'off'} but fio ran as {fio}")
     return sum(r["read"]["iops"] for r in step["records"])
 
 
@@ -97,10 +104,11 @@ def main() -> None:
     ap.add_argument("--cpu", type=int, default=(os.cpu_count() or 1) - 1,
                     help="CPU both sides are pinned to (default: the last one)")
     ap.add_argument("--no-monitor", action="store_true", help="stackprobe without monitoring")
+    ap.add_argument("--quiet", action="store_true", help="stackprobe without live figures")
     ap.add_argument("--short", action="store_true",
                     help="a few seconds: does the script still work (make test)")
     args = ap.parse_args()
-    monitor = not args.no_monitor
+    monitor, live = not args.no_monitor, not args.quiet
     if args.short:
         args.pairs, args.runtime = SHORT["pairs"], SHORT["runtime"]
     elif args.pairs < 5:
@@ -119,9 +127,9 @@ def main() -> None:
             for pair in range(args.pairs):
                 if pair % 2 == 0:
                     bare = run_bare(job, shm, args.cpu)
-                    sp = run_stackprobe(suite, shm, tmp / "runs", args.cpu, monitor)
+                    sp = run_stackprobe(suite, shm, tmp / "runs", args.cpu, monitor, live)
                 else:
-                    sp = run_stackprobe(suite, shm, tmp / "runs", args.cpu, monitor)
+                    sp = run_stackprobe(suite, shm, tmp / "runs", args.cpu, monitor, live)
                     bare = run_bare(job, shm, args.cpu)
                 ratios[name].append(sp / bare)
                 print(f"{name:10s} pair {pair + 1}: bare {bare:12.0f} IOPS  "
@@ -130,7 +138,8 @@ def main() -> None:
             print(f"{name:10s} median ratio {statistics.median(values):.4f} "
                   f"(min {min(values):.4f}, max {max(values):.4f}, {len(values)} pairs)")
         overall = statistics.median([r for values in ratios.values() for r in values])
-        print(f"overhead_ratio={overall:.4f} monitor={'on' if monitor else 'off'}")
+        print(f"overhead_ratio={overall:.4f} monitor={'on' if monitor else 'off'} "
+              f"live={'on' if live else 'off'}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         shutil.rmtree(shm, ignore_errors=True)

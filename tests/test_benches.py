@@ -28,10 +28,10 @@ def bench(script: str, *args: str, timeout: float = 600) -> str:
 
 @pytest.mark.bench
 @pytest.mark.tools
-def test_overhead_short_prints_its_ratio_with_monitoring_on():
+def test_overhead_short_prints_its_ratio_with_monitoring_and_live_figures_on():
     out = bench("overhead.py")
     last = out.strip().splitlines()[-1]
-    m = re.fullmatch(r"overhead_ratio=(\d+\.\d+) monitor=on", last)
+    m = re.fullmatch(r"overhead_ratio=(\d+\.\d+) monitor=on live=on", last)
     assert m and 0.2 < float(m.group(1)) < 2.0, last
 
 
