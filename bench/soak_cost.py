@@ -18,6 +18,9 @@ in 2-minute chunks, then three figures extrapolated to a day on one host:
   (`monitor_end_mb`, measured, not scaled): the step's monitor is read a segment at a
   time (a segment is one soak period), so its stop reads the last segment only and does
   not grow with the step's length.
+  The monitor's fold is measured apart over a day (tracemalloc, the run's own seconds
+  fed again and again): it grows for its first twenty minutes, which it keeps whole, then
+  by a bucket a minute, so a linear fit over a 10-minute run overstates a day.
 - `report_s_24h`: the wall time of `stackprobe report --format html` (the slowest
   format: it also draws the monitor's per-second samples) and of `--format md` on a
   synthetic day made from this run: its soak record folded again from the run's own
@@ -205,6 +208,35 @@ def day_samples(host: str, raw: Path, out: Path) -> None:
     out.write_text(write_samples_json(fold.series()))
 
 
+def fold_memory(raw: Path, marks_s=(600, 1800, 3600, 6 * 3600, 86_400)) -> dict[int, float]:
+    """MB the monitor's fold of one host holds (tracemalloc, after each mark) as the run's
+    own seconds are fed to it for a day: it grows while it keeps the first and last ten
+    minutes whole, then only by a bucket a minute, halved when their count passes 1,440."""
+    import tracemalloc
+
+    text = gzip.decompress(raw.read_bytes()).decode() if raw.suffix == ".gz" else raw.read_text()
+    docs = [parse_sadf_json(doc) for doc in json_documents(text)]
+    samples = [x for doc in docs for x in doc.samples]
+    if len(samples) < 2:
+        return {}
+    span = samples[-1].t - samples[0].t + 1.0
+    out: dict[int, float] = {}
+    tracemalloc.start()
+    try:
+        fold = HostFold("h", raw.parent / "unused.sadf.json.gz")
+        base = tracemalloc.get_traced_memory()[0]
+        k, pending = 0, list(marks_s)
+        while pending:
+            fold.take(docs[0].model_copy(update={"samples": [
+                x.model_copy(update={"t": x.t + k * span}) for x in samples]}))
+            k += 1
+            while pending and k * span >= pending[0]:
+                out[pending.pop(0)] = (tracemalloc.get_traced_memory()[0] - base) / 1e6
+    finally:
+        tracemalloc.stop()
+    return out
+
+
 def json_documents(text: str) -> list[str]:
     """The JSON documents of a text, one after the other (a segmented monitor's raw file)."""
     decoder, docs, at = json.JSONDecoder(), [], 0
@@ -270,6 +302,8 @@ def main() -> None:
         day_kept = sum(f.stat().st_size for f in (day_dir / "steps").rglob("monitor-*.json"))
         disk_day = (size["chunks"] / measured_s * DAY + size["monitor"] / monitor_s * DAY
                     + day_kept + day_results + size["other"])
+        step_dir = run_dir / "steps" / step["id"]
+        held = {h: fold_memory(step_dir / info["raw"]) for h, info in step.get("monitor", {}).items()}
         html_s = timed_report(day_dir, "html")
         md_s = timed_report(day_dir, "md")
         print(f"soak: {soak['chunks_run']} chunks, {measured_s} s measured, wall {wall:.0f} s, "
@@ -283,6 +317,10 @@ def main() -> None:
         print(f"rss: {len(fit)} samples over {len(ends)} chunk ends, first {seen[0] if seen else 0:.1f} MB, "
               f"last {last:.1f} MB, after the step (monitor stop) peak {end_peak:.1f} MB; "
               f"monitor_end_mb={max(0.0, end_peak - last):.1f}")
+        for host, marks in held.items():
+            print(f"monitor fold of {host}, MB held after " + ", ".join(
+                f"{m // 3600} h" if m >= 3600 else f"{m // 60} min" for m in marks) + ": "
+                + ", ".join(f"{v:.1f}" for v in marks.values()))
         print(f"report on the synthetic day: html {html_s:.2f} s, md {md_s:.2f} s")
         print(f"soak_disk_mb_per_host_day={disk_day / 1e6:.1f} rss_growth_mb={growth_day:.1f} "
               f"report_s_24h={max(html_s, md_s):.2f}")

@@ -77,6 +77,7 @@ def test_check_names_the_drift_the_profile_misses_and_the_bmc_findings(lab):
                 "--runs-dir", lab / "runs-trees")
     took = time.monotonic() - t0
     out = proc.stdout + proc.stderr
+    print(out)  # shown with -s or -rP: the drift, the profile checklist and the BMC findings
     assert proc.returncode == EXIT_CRITERIA_FAILED, out[-4000:]
     results = _results(lab / "runs-trees")
     settings = _step(results, "settings")

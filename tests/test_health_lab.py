@@ -96,6 +96,7 @@ def test_a_kernel_error_and_a_sel_entry_during_the_run_fail_the_criterion(lab, t
         assert added.returncode == 0, added.stderr
     finally:
         code, out = _finish(proc)
+    print(out)  # shown with -s or -rP: the health deltas and the failed criterion
     assert code == EXIT_CRITERIA_FAILED, out[-3000:]
     doc = _results(tmp_path)
     health = doc["health"]

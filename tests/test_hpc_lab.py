@@ -78,6 +78,7 @@ def _run(tmp: Path, state, name: str, suite: str) -> dict:
     shown = subprocess.run([sys.executable, "-m", "stackprobe", "show", str(run)],
                            capture_output=True, text=True, timeout=120,
                            env={**os.environ, "COLUMNS": "200"}).stdout
+    print(shown)  # shown with -s or -rP: the step tables as `stackprobe show` prints them
     return {"results": results, "shown": shown, "dir": run}
 
 

@@ -116,6 +116,7 @@ def test_a_terminal_shows_each_steps_live_line_redrawn_in_place(tmp_path):
     assert with_live, "no live line while the steps ran:\n" + (running or captures)[-1][1]
     # the screen a person would see mid-run, kept to look at (also when a check below fails)
     mid = with_live[len(with_live) // 2][1]
+    print(mid)  # shown with -s or -rP: the pane as tmux captured it mid-run
     ARTIFACT.parent.mkdir(exist_ok=True)
     ARTIFACT.write_text(mid.rstrip() + "\n")
     for _, screen in captures:
