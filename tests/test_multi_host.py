@@ -41,8 +41,10 @@ BUILTIN = Path(stackprobe.__file__).parent / "suite" / "builtin" / "cluster-acce
 # cluster-acceptance's criteria (the builtin's own lines, tests/test_multi_host.py checks)
 CRITERIA = """\
 criteria:
+  - no flagged node
   - no degraded link
   - no flagged link
+  - no flagged mpi pair
   - every host reported
   - no failed step
   - no settings drift
@@ -156,10 +158,12 @@ def test_the_slow_link_fails_the_run_and_its_checklist_names_the_host(run):
     items = {i["rule"]: i for i in results["verdict"]["items"] if i["kind"] == "criterion"}
     assert {r: i["status"] for r, i in items.items()} == {  # no link_state step here
         "no degraded link": "not measured", "no flagged link": "fail",
+        "no flagged node": "fail",  # h3's capped CPU
+        "no flagged mpi pair": "not measured",  # no mpi_pairs step here
         "every host reported": "pass", "no failed step": "pass",
         **HEALTH_AROUND_THE_RUN, **NOT_IN_THIS_RUN}
     link = items["no flagged link"]
-    assert link["origin"].endswith("/suite.yaml:4"), link["origin"]
+    assert link["origin"].endswith("/suite.yaml:5"), link["origin"]
     assert "→h2" in link["measured"] or "h2→" in link["measured"], link
     assert "Verdict: FAIL: a criterion failed (exit 3" in proc.stdout
 
