@@ -23,12 +23,11 @@ may hold it among other lines: the document is found wherever it starts a line. 
 
 from __future__ import annotations
 
-import math
-import statistics
 from typing import Any
 
 from stackprobe.parsers.bad_input import finite, guard
 from stackprobe.parsers.fio.fio_json import json_documents
+from stackprobe.parsers.hpc.ior_text import _mean, _stats  # the text's rows-only figures
 from stackprobe.schema.records import IorRecord, SummaryStat
 
 KIB = 1024
@@ -118,7 +117,8 @@ def _record(doc: dict, params: dict, access: str, row: dict, rows: list[dict[str
                           mean=_num(row, "OPsMean", 1, what), stddev=_num(row, "OPsSD", 1, what))
         mean_time = _num(row, "MeanTime", 1, what)
     else:
-        bw = _stats([r["bw_bytes"] for r in rows if "bw_bytes" in r])
+        bws = [r["bw_bytes"] for r in rows if "bw_bytes" in r]
+        bw = _stats(bws) if bws else SummaryStat()
         ops = SummaryStat()
         mean_time = _mean([r["total_s"] for r in rows if "total_s" in r])
         notes.append(f"no summary for the {access}: figures from its {len(rows)} printed iteration(s) "
@@ -234,14 +234,3 @@ def _list(value: Any, what: str) -> list:
     if not isinstance(value, list):
         raise ValueError(f"IOR JSON: {what} is not a list")
     return value
-
-
-def _stats(values: list[float]) -> SummaryStat:
-    if not values:
-        return SummaryStat()
-    stddev = finite(statistics.pstdev(values), "IOR JSON: stddev") if len(values) > 1 else None
-    return SummaryStat(max=max(values), min=min(values), mean=_mean(values), stddev=stddev)
-
-
-def _mean(values: list[float]) -> float | None:
-    return finite(math.fsum(values) / len(values), "IOR JSON: mean") if values else None
