@@ -32,15 +32,16 @@ run: deps
 	$(STACKPROBE) run
 
 # Everything: the real tools, the lab Ceph cluster, hosts in network namespaces, Chromium,
-# the benchmarks' short modes. What CI runs. Two passes: the pure-Python tier on both cores
-# (pytest-xdist), then everything with a system marker one test at a time — the labs share
-# one subnet and the two cores with Ceph, and most of these tests judge measured figures
-# (an SLO, a ratio, a spread), which a second test running beside them would move.
+# the benchmarks' short modes. What CI runs. Both tiers at once (tests/run_tiers.py):
+# everything with a system marker one test at a time in front — the labs share one subnet
+# and the two cores with Ceph, and most of these tests judge measured figures (an SLO, a
+# ratio, a spread), which a second test running beside them would move — and the
+# pure-Python tier beside it at nice 19 on both cores (pytest-xdist), in the time the
+# system tests spend waiting on the tools.
 test: deps dist
 	$(VPY) -m ruff check src tests bench
 	$(BYTECODE) $(VPY) -m compileall -q src tests bench >/dev/null
-	$(BYTECODE) $(VPY) -m pytest -q -m "not system" -n 2 --dist worksteal
-	$(BYTECODE) $(VPY) -m pytest -q -m system
+	$(BYTECODE) $(VPY) tests/run_tiers.py
 
 # What needs no root, no apt, no network namespace, no Ceph and no Chromium (Python
 # packages only), in under two minutes: the tests without a system marker, with the tools

@@ -27,8 +27,8 @@ in 2-minute chunks, then three figures extrapolated to a day on one host:
   per-second logs repeated over 86,400 s, 144 chunks, and the monitor file's samples
   repeated over the day.
 
-`--short` (what `make test` runs, so the script cannot rot): a 20 s soak in 10 s chunks;
-the same lines, no figure worth quoting.
+`--short` (what `make test` runs, so the script cannot rot): a 20 s soak in 10 s chunks,
+an hour for the synthetic day and the fold; the same lines, no figure worth quoting.
 
 Usage: python bench/soak_cost.py [--minutes M] [--chunk S] [--short]
 """
@@ -59,6 +59,7 @@ from stackprobe.schema.records import SeriesPoint  # noqa: E402
 from stackprobe.schema.storage_soak_records import SoakChunk  # noqa: E402
 
 DAY = 86_400.0
+FOLD_MARKS = (600, 1800, 3600, 6 * 3600, 86_400)  # seconds fed to the fold when its memory is read
 SUITE = """name: soak-cost
 steps:
   - kind: fio
@@ -154,9 +155,10 @@ def chunk_seconds(step_dir: Path) -> list[list[SeriesPoint]]:
     return out
 
 
-def synthetic_day(run_dir: Path, day_dir: Path, chunk_s: float) -> None:
-    """The real run made a day long: the soak record folded from the run's own seconds
-    repeated over 86,400 s, its chunk list 144 lines, the monitor file's samples repeated."""
+def synthetic_day(run_dir: Path, day_dir: Path, chunk_s: float, span_s: float = DAY) -> None:
+    """The real run made `span_s` long (a day; --short: an hour): the soak record folded
+    from the run's own seconds repeated over the span, its chunk list a line per 10
+    minutes (144 a day), the monitor file's samples repeated."""
     shutil.copytree(run_dir, day_dir)
     results = json.loads((day_dir / "results.json").read_text())
     step = results["steps"][0]
@@ -167,7 +169,7 @@ def synthetic_day(run_dir: Path, day_dir: Path, chunk_s: float) -> None:
     soak = next(r for r in step["records"] if r["type"] == "storage_soak")
     keeper, judge = SeriesKeeper(keep_s=soak["keep_s"]), PeriodJudge(soak["metric"], soak["period_s"])
     t, i = 0.0, 0
-    while t < DAY:
+    while t < span_s:
         p = measured[i % len(measured)]
         t += 1.0
         point = SeriesPoint(t_s=t, iops=p.iops, bw_bytes=p.bw_bytes)
@@ -176,65 +178,75 @@ def synthetic_day(run_dir: Path, day_dir: Path, chunk_s: float) -> None:
         i += 1
     judge.close()
     template = soak["chunks"][0]
-    per_day = int(DAY // 600)
-    soak.update(seconds=int(DAY), chunks_planned=per_day, chunks_run=per_day,
+    per_day = int(span_s // 600)
+    soak.update(seconds=int(span_s), chunks_planned=per_day, chunks_run=per_day,
                 points=[s.model_dump(mode="json", exclude_none=True) for s in keeper.samples()],
                 periods=[p.model_dump(mode="json", exclude_none=True) for p in judge.periods],
                 chunks=[SoakChunk(**{**template, "index": k, "start_s": k * 600.0,
                                      "seconds": 600.0}).model_dump(mode="json", exclude_none=True)
                         for k in range(per_day)])
-    step["duration_s"] = DAY
+    step["duration_s"] = span_s
     (day_dir / "results.json").write_text(json.dumps(results, indent=1))
     for host, info in step.get("monitor", {}).items():
-        day_samples(host, step_dir / info["raw"], step_dir / info["file"])
+        day_samples(host, step_dir / info["raw"], step_dir / info["file"], span_s)
 
 
-def day_samples(host: str, raw: Path, out: Path) -> None:
+def day_samples(host: str, raw: Path, out: Path, span_s: float = DAY) -> None:
     """The monitor's samples file of a day on `host`: the run's own seconds (its raw sadf
-    output, each segment's document) repeated over 86,400 s through the fold a segmented
+    output, each segment's document) repeated over `span_s` through the fold a segmented
     monitor uses, so the file is what a day's step keeps."""
-    text = gzip.decompress(raw.read_bytes()).decode() if raw.suffix == ".gz" else raw.read_text()
-    docs = [parse_sadf_json(doc) for doc in json_documents(text)]
-    samples = [s for doc in docs for s in doc.samples]
-    if len(samples) < 2:
+    docs = sadf_documents(raw)
+    if docs is None:
         return
     fold = HostFold(host, out.parent / "unused.sadf.json.gz")  # take() writes no raw
-    span = samples[-1].t - samples[0].t + 1.0
-    k = 0
-    while k * len(samples) < DAY:
-        fold.take(docs[0].model_copy(update={"samples": [
-            s.model_copy(update={"t": s.t + k * span}) for s in samples]}))
-        k += 1
+    for _, doc in repeated(docs, span_s):
+        fold.take(doc)
     out.write_text(write_samples_json(fold.series()))
 
 
-def fold_memory(raw: Path, marks_s=(600, 1800, 3600, 6 * 3600, 86_400)) -> dict[int, float]:
+def fold_memory(raw: Path, marks_s=FOLD_MARKS) -> dict[int, float]:
     """MB the monitor's fold of one host holds (tracemalloc, after each mark) as the run's
     own seconds are fed to it for a day: it grows while it keeps the first and last ten
     minutes whole, then only by a bucket a minute, halved when their count passes 1,440."""
     import tracemalloc
 
-    text = gzip.decompress(raw.read_bytes()).decode() if raw.suffix == ".gz" else raw.read_text()
-    docs = [parse_sadf_json(doc) for doc in json_documents(text)]
-    samples = [x for doc in docs for x in doc.samples]
-    if len(samples) < 2:
+    docs = sadf_documents(raw)  # parsed before tracemalloc starts: only the fold is counted
+    if docs is None:
         return {}
-    span = samples[-1].t - samples[0].t + 1.0
     out: dict[int, float] = {}
     tracemalloc.start()
     try:
         fold = HostFold("h", raw.parent / "unused.sadf.json.gz")
         base = tracemalloc.get_traced_memory()[0]
-        k, pending = 0, list(marks_s)
-        while pending:
-            fold.take(docs[0].model_copy(update={"samples": [
-                x.model_copy(update={"t": x.t + k * span}) for x in samples]}))
-            k += 1
-            while pending and k * span >= pending[0]:
+        pending = list(marks_s)
+        for fed_s, doc in repeated(docs, marks_s[-1]):
+            fold.take(doc)
+            while pending and fed_s >= pending[0]:
                 out[pending.pop(0)] = (tracemalloc.get_traced_memory()[0] - base) / 1e6
     finally:
         tracemalloc.stop()
     return out
+
+
+def sadf_documents(raw: Path) -> list | None:
+    """The monitor's raw sadf documents of a step, parsed; None when they hold fewer than
+    two samples (nothing to repeat)."""
+    text = gzip.decompress(raw.read_bytes()).decode() if raw.suffix == ".gz" else raw.read_text()
+    docs = [parse_sadf_json(doc) for doc in json_documents(text)]
+    return docs if sum(len(d.samples) for d in docs) >= 2 else None
+
+
+def repeated(docs: list, until_s: float):
+    """The run's own samples again and again, shifted in time, as one document per
+    repetition, until `until_s` seconds are covered: yields (seconds fed so far, document)."""
+    samples = [x for doc in docs for x in doc.samples]
+    span = samples[-1].t - samples[0].t + 1.0
+    k = 0
+    while k * span < until_s:
+        doc = docs[0].model_copy(update={"samples": [
+            x.model_copy(update={"t": x.t + k * span}) for x in samples]})
+        k += 1
+        yield k * span, doc
 
 
 def json_documents(text: str) -> list[str]:
@@ -266,6 +278,9 @@ def main() -> None:
     ap.add_argument("--short", action="store_true", help="seconds: does the script still work")
     args = ap.parse_args()
     duration, chunk = (20.0, 10.0) if args.short else (args.minutes * 60, args.chunk)
+    # --short checks that the script works: its synthetic day is an hour, its fold
+    # memory stops at an hour (a day of tracemalloc costs about a minute)
+    span, marks = (3600.0, (600, 1800, 3600)) if args.short else (DAY, FOLD_MARKS)
     tmp = Path(tempfile.mkdtemp(prefix="stackprobe-soak-cost-"))
     try:
         target, runs = tmp / "target", tmp / "runs"
@@ -297,13 +312,13 @@ def main() -> None:
         monitor_s = max(step["duration_s"], 1.0)
         size = sizes(run_dir)
         day_dir = tmp / "day"
-        synthetic_day(run_dir, day_dir, chunk)
+        synthetic_day(run_dir, day_dir, chunk, span)
         day_results = (day_dir / "results.json").stat().st_size
         day_kept = sum(f.stat().st_size for f in (day_dir / "steps").rglob("monitor-*.json"))
         disk_day = (size["chunks"] / measured_s * DAY + size["monitor"] / monitor_s * DAY
                     + day_kept + day_results + size["other"])
         step_dir = run_dir / "steps" / step["id"]
-        held = {h: fold_memory(step_dir / info["raw"]) for h, info in step.get("monitor", {}).items()}
+        held = {h: fold_memory(step_dir / info["raw"], marks) for h, info in step.get("monitor", {}).items()}
         html_s = timed_report(day_dir, "html")
         md_s = timed_report(day_dir, "md")
         print(f"soak: {soak['chunks_run']} chunks, {measured_s} s measured, wall {wall:.0f} s, "

@@ -187,7 +187,7 @@ SLOW_OSD_SUITE = """
 name: osd-check
 steps:
   - kind: osd_bench
-    bytes: 512M
+    bytes: 256M
     block_size: 4M
     threshold_pct: 20
   - kind: rados_bench
@@ -437,14 +437,14 @@ steps:
   - kind: io500_like
     target: cephfs
     numjobs: 2
-    easy_size: 32m
-    hard_transfers: 300
-    md_easy_files: 500
-    md_hard_files: 300
+    easy_size: 16m
+    hard_transfers: 100
+    md_easy_files: 150
+    md_hard_files: 100
   - kind: metadata
     target: cephfs
     layout: hard
-    files: 300
+    files: 100
     numjobs: 2
     file_size: 3901
     operations: [create, write, stat, read, delete]
@@ -469,5 +469,5 @@ def test_io500_like_and_metadata_on_cephfs(ceph_lab, tmp_path):
     assert "io500-like, not an official IO500 score" in proc.stdout
     md = steps["metadata"]
     assert [r.operation for r in md.records] == ["create", "write", "stat", "read", "delete"]
-    assert all(r.total_ops == 600 and r.layout == "hard" for r in md.records)
+    assert all(r.total_ops == 200 and r.layout == "hard" for r in md.records)
     assert _stackprobe_leftovers(ceph_lab, target) == []

@@ -14,6 +14,7 @@ ARTIFACTS = ROOT / "tests" / "artifacts"
 
 
 @pytest.mark.chromium
+@pytest.mark.beside
 def test_trend_page_in_headless_chromium(tmp_path):
     if chromium() is None:
         pytest.skip("chromium is not installed (make system-deps installs it)")

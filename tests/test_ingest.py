@@ -79,6 +79,7 @@ def test_seed_figures_from_public_fixtures():
 
 
 @pytest.mark.tools
+@pytest.mark.beside
 def test_status_interval_stream_uses_last_document(tmp_path):
     out = tmp_path / "stream.json"
     subprocess.run(
@@ -131,6 +132,7 @@ def fio_servers(count: int):
 
 
 @pytest.mark.tools
+@pytest.mark.beside
 def test_client_json_one_record_per_client_plus_all(tmp_path):
     job = tmp_path / "c.fio"
     job.write_text(f"[c]\ndirectory={tmp_path}\nrw=randread\nbs=4k\nsize=8M\nioengine=psync\n"

@@ -216,6 +216,7 @@ def test_html_ladder_section_chart_and_sentences():
 
 
 @pytest.mark.slow
+@pytest.mark.beside
 def test_html_opens_offline_with_the_ladder(tmp_path):
     html = to_html(ladder_run(), None)
     assert "http://" not in html.replace("http://www.w3.org/2000/svg", "") and "https://" not in html

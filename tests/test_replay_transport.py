@@ -101,7 +101,8 @@ def test_an_interrupt_cuts_the_wait_short(tmp_path):
     replay.interrupt()
     t0 = time.monotonic()
     res = replay.run(["sleep", "30"])
-    assert res.interrupted and time.monotonic() - t0 < 1
+    # not the recorded 30 s (a generous bound: make test runs this tier at nice 19)
+    assert res.interrupted and time.monotonic() - t0 < 5
     replay.clear_interrupt()
     res = replay.run(["sleep", "30"], timeout=0.1)
     assert res.timed_out

@@ -208,6 +208,7 @@ def test_without_run_directory_monitor_is_noted_not_fatal():
 
 
 @pytest.mark.slow
+@pytest.mark.beside
 def test_built_report_in_a_browser(built, tmp_path):
     if chromium() is None:
         pytest.skip("chromium is not installed (make system-deps installs it)")
@@ -260,6 +261,7 @@ steps:
 
 
 @pytest.mark.slow
+@pytest.mark.beside
 def test_real_run_report_opens_offline_in_chromium(tmp_path):
     if chromium() is None:
         pytest.skip("chromium is not installed (make system-deps installs it)")
@@ -299,6 +301,7 @@ def test_real_run_report_opens_offline_in_chromium(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.beside
 def test_the_console_check_catches_a_broken_page(tmp_path):
     """The browser tests' 'no console errors' means something: a page that logs an error
     and throws is caught by the same check."""

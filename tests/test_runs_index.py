@@ -165,6 +165,7 @@ steps:
 
 
 @pytest.mark.tools
+@pytest.mark.beside
 def test_a_real_run_indexes_its_figures_and_history_reads_them(tmp_path):
     """`run` (executor._save) keeps every figure in the index under its key; two runs make
     a history that `stackprobe history` prints from another directory."""

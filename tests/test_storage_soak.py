@@ -197,10 +197,10 @@ def test_a_day_long_soak_reports_in_seconds_and_says_each_hour():
     rec = results.steps[0].records[1]
     assert len(rec.points) <= 2 * 600 + 1441 and len(rec.periods) == 24
     assert len(results.model_dump_json()) < 2_000_000  # results.json stays small
-    t0 = time.perf_counter()
+    t0 = time.process_time()  # CPU, not wall: this tier may run beside the system tests
     md = to_markdown(results)
     html = to_html(results, None)
-    elapsed = time.perf_counter() - t0
+    elapsed = time.process_time() - t0
     assert elapsed < 5.0, elapsed
     table = soak_table(results.steps[0])
     assert len(table.rows) == 25 and table.rows[-1][0] == "whole soak"

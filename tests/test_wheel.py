@@ -15,7 +15,7 @@ import pytest
 
 from conftest import FIXTURES, ROOT
 
-pytestmark = [pytest.mark.slow]
+pytestmark = [pytest.mark.slow, pytest.mark.beside]
 
 FIO_JSON = FIXTURES / "public" / "fio" / "fio-3.19_json_jobs_disk_util_pbench.json"
 
