@@ -21,8 +21,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 
 PYTEST = [sys.executable, "-m", "pytest", "-q"]
@@ -36,16 +34,12 @@ SYSTEM = ["-m", "system and not beside", "--durations=25"]  # where the time goe
 def main(extra: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="stackprobe-fast-tier-") as scratch:
         log_path = Path(scratch) / "fast.log"
-        t0 = time.monotonic()
         with log_path.open("wb") as log:
             # its own basetemp (in the scratch directory, removed with it): the two pytest
             # sessions never number or clean up each other's directories under /tmp/pytest-of-*
             fast = subprocess.Popen([*PYTEST, *FAST, "--basetemp", str(Path(scratch) / "tmp"), *extra],
                                     stdout=log, stderr=subprocess.STDOUT,
                                     preexec_fn=lambda: os.nice(19))
-            ended: list[float] = []
-            waiter = threading.Thread(target=lambda: (fast.wait(), ended.append(time.monotonic())))
-            waiter.start()
             try:
                 system = subprocess.run([*PYTEST, *SYSTEM, *extra]).returncode
                 fast_rc = fast.wait()
@@ -53,9 +47,8 @@ def main(extra: list[str]) -> int:
                 if fast.poll() is None:  # interrupted: stop the fast tier we started
                     fast.terminate()
                     fast.wait()
-                waiter.join()
-        print(f"\n===== fast tier (beside the system tier at nice 19; it took "
-              f"{ended[0] - t0:.0f} s) =====", flush=True)
+        # its own last line says how long it took
+        print("\n===== fast tier (beside the system tier at nice 19) =====", flush=True)
         sys.stdout.buffer.write(log_path.read_bytes())
         sys.stdout.flush()
     print(f"system tier exit {system}, fast tier exit {fast_rc}")
