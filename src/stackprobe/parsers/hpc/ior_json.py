@@ -27,7 +27,7 @@ from typing import Any
 
 from stackprobe.parsers.bad_input import finite, guard
 from stackprobe.parsers.fio.fio_json import json_documents
-from stackprobe.parsers.hpc.ior_text import _mean, _stats  # the text's rows-only figures
+from stackprobe.parsers.hpc.ior_text import iteration_mean, iteration_stats
 from stackprobe.schema.records import IorRecord, SummaryStat
 
 KIB = 1024
@@ -118,9 +118,9 @@ def _record(doc: dict, params: dict, access: str, row: dict, rows: list[dict[str
         mean_time = _num(row, "MeanTime", 1, what)
     else:
         bws = [r["bw_bytes"] for r in rows if "bw_bytes" in r]
-        bw = _stats(bws) if bws else SummaryStat()
+        bw = iteration_stats(bws) if bws else SummaryStat()
         ops = SummaryStat()
-        mean_time = _mean([r["total_s"] for r in rows if "total_s" in r])
+        mean_time = iteration_mean([r["total_s"] for r in rows if "total_s" in r])
         notes.append(f"no summary for the {access}: figures from its {len(rows)} printed iteration(s) "
                      "(did IOR stop before the end of the test?)")
     tasks = _count(row, "numTasks", what) or _count(params, "numTasks", what)

@@ -202,8 +202,8 @@ def parse_ior_rank_csv(text: str) -> list[IorRecord]:
             test=0,
             operation=access,
             tasks=len({rank for rank, _, _ in rows}),
-            bw_bytes=_stats(bws),
-            mean_time_s=_mean([t for _, t, _ in rows]),
+            bw_bytes=iteration_stats(bws),
+            mean_time_s=iteration_mean([t for _, t, _ in rows]),
             warnings=list(warnings),
         ))
     return out
@@ -433,7 +433,7 @@ def _record(run: _Run, test: _Test, name: str, access: _Access, index: int) -> I
     else:
         bw = _row_stats([r["bw_bytes"] for r in access.rows if "bw_bytes" in r], access.max_bw)
         ops = SummaryStat()
-        mean_time = _mean([r["total_s"] for r in access.rows if "total_s" in r])
+        mean_time = iteration_mean([r["total_s"] for r in access.rows if "total_s" in r])
     if bw.max is None and bw.mean is None and not access.rows:
         return None
 
@@ -546,20 +546,21 @@ def _row_stats(values: list[float], max_bw: float | None) -> SummaryStat:
         return SummaryStat(max=max_bw)
     if len(values) == 1 and max_bw is not None:
         return SummaryStat(max=max_bw, min=max_bw, mean=max_bw)
-    stat = _stats(values)
+    stat = iteration_stats(values)
     if max_bw is not None:
         stat.max = max_bw
     return stat
 
 
-def _stats(values: list[float]) -> SummaryStat:
-    """Max, min, mean and (two values or more) population stddev, as IOR computes them."""
-    mean = _mean(values)
+def iteration_stats(values: list[float]) -> SummaryStat:
+    """Max, min, mean and (two values or more) population stddev of a non-empty list, as IOR
+    computes them: its text and JSON parsers' figures where the output has no summary."""
+    mean = iteration_mean(values)
     stddev = finite(statistics.pstdev(values), "IOR output: stddev") if len(values) > 1 else None
     return SummaryStat(max=max(values), min=min(values), mean=mean, stddev=stddev)
 
 
-def _mean(values: list[float]) -> float | None:
+def iteration_mean(values: list[float]) -> float | None:
     return finite(math.fsum(values) / len(values), "IOR output: mean") if values else None
 
 
