@@ -15,8 +15,8 @@ STACKPROBE  := $(VENV)/bin/stackprobe
 APT_QUICK    := fio sysstat sysbench util-linux procps iproute2 dmidecode
 APT_MORE     := stress-ng mbw iperf3 findutils iputils-ping openssh-server openssh-client \
                 ceph-mon ceph-mgr ceph-osd ceph-mds ceph-common ceph-fuse chromium \
-                parted e2fsprogs strace tmux hpcc openmpi-bin libopenblas0-pthread libblas3 openipmi ipmitool perftest \
-                ethtool infiniband-diags smartmontools nvme-cli
+                parted e2fsprogs strace tmux hpcc openmpi-bin libopenblas0-pthread libblas3 openipmi \
+                ipmitool perftest netpipe-openmpi ethtool infiniband-diags smartmontools nvme-cli
 APT_PACKAGES := $(APT_QUICK) $(APT_MORE)
 APT          ?= $(APT_PACKAGES)
 

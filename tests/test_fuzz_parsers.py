@@ -129,6 +129,7 @@ from stackprobe.parsers.network.iperf3_json import parse_iperf3_json
 from stackprobe.parsers.network.iperf3_text import parse_iperf3_text
 from stackprobe.parsers.network.link_probe import parse_link_probe
 from stackprobe.parsers.network.mpi4py_pingpong import parse_mpi4py_pingpong
+from stackprobe.parsers.network.netpipe_text import parse_netpipe
 from stackprobe.parsers.network.nic_counters import parse_nic_counters
 from stackprobe.parsers.network.osu_text import parse_osu
 from stackprobe.parsers.network.perftest_text import parse_perftest
@@ -139,7 +140,12 @@ from stackprobe.parsers.peer.elbencho_text import parse_elbencho_table
 from stackprobe.parsers.peer.vdbench_flatfile import parse_vdbench_flatfile
 from stackprobe.parsers.peer.vdbench_summary import parse_vdbench_summary
 from stackprobe.schema.bmc_records import BmcInfo, BmcSensor, ChassisStatus, SelEntry
-from stackprobe.schema.fabric_records import MpiPairRecord, OsuRecord, PerftestRecord
+from stackprobe.schema.fabric_records import (
+    MpiPairRecord,
+    MpiStreamRecord,
+    OsuRecord,
+    PerftestRecord,
+)
 from stackprobe.schema.health_records import HealthRecord
 from stackprobe.schema.hpc_records import HpccRecord, HplRecord, StreamRecord
 from stackprobe.schema.link_records import LinkRecord
@@ -401,6 +407,7 @@ TARGETS: dict[str, Target] = {
     "perftest_text": Target(parse_perftest, PerftestRecord,
                             _files("public/perftest/*", "synthetic/perftest/*")),
     "mpi4py_pingpong": Target(parse_mpi4py_pingpong, MpiPairRecord, _files("recorded/mpi4py/*.txt")),
+    "netpipe_text": Target(parse_netpipe, MpiStreamRecord, _files("recorded/netpipe/*.txt")),
     "iperf3_intervals": Target(parse_iperf3_intervals, SeriesPoint, _files("recorded/iperf3/*")),
     "nic_counters": Target(parse_nic_counters, dict,
                            _files("recorded/nic_counters/*", "synthetic/nic_counters/*.txt")),

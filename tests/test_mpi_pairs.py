@@ -12,7 +12,7 @@ import pytest
 from stackprobe.analysis.mpi_matrix import build_mpi_matrix
 from stackprobe.kinds import registry
 from stackprobe.kinds.mpi_launch import MpiLaunchError, networks
-from stackprobe.kinds.network.mpi_pairs import bench_argv, sizes, version_ok
+from stackprobe.kinds.network.mpi_pairs import bench_argv, sizes, stream_argv, version_ok
 from stackprobe.kinds.network.mpi_report import NoFlaggedMpiPair, mpi_tables
 from stackprobe.parsers.network.mpi4py_pingpong import (
     looks_like_mpi4py_pingpong,
@@ -211,7 +211,14 @@ def test_the_plan_draws_hosts_and_estimates_every_pair():
     assert bench_argv(one.spec, "/v/bin/python") == [
         "/v/bin/python", "-m", "mpi4py.bench", "pingpong", "-a", "none", "-m", "1", "-n", "1048576",
         "-l", "200", "--loop-large", "8", "--large-size", "16384"]
-    assert KIND.needs(one.spec) == ("orted",) and KIND.controller_needs(one.spec) == ("mpirun",)
+    assert KIND.needs(one.spec) == ("orted", "NPopenmpi")
+    assert KIND.controller_needs(one.spec) == ("mpirun",)
+    assert stream_argv(one.spec) == ["NPopenmpi", "-s", "-l", "1048576", "-u", "1048576",
+                                     "-p", "0", "-n", "50", "-o", "/dev/null"]
+    (pingpong_only,) = expand(parse_suite("name: t\nsteps:\n  - {kind: mpi_pairs, hosts: all,"
+                                          " oneway: false}\n", "s.yaml"), hosts=load_hosts(HOSTS))
+    assert KIND.needs(pingpong_only.spec) == ("orted",)
+    assert pingpong_only.estimate_s < every.estimate_s
 
 
 def test_a_pair_of_one_host_is_a_suite_error_naming_the_line():

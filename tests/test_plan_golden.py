@@ -4,7 +4,9 @@ The goldens in tests/golden/plans were written by the code before step kinds mov
 one module each: for every built-in suite, without and with a hosts file
 (tests/golden/plans/hosts.yaml), every planned step's fields as JSON and the `stackprobe
 plan` table as printed 250 columns wide. A refactoring that changes a name, a title, a
-parameter, an estimate or the space a step needs fails here.
+parameter, an estimate or the space a step needs fails here. A change of behaviour made on
+purpose rewrites the suites' goldens it touches in the same commit (mpi_pairs' one-way
+bandwidth: cluster-acceptance and fabric).
 """
 
 from __future__ import annotations

@@ -76,8 +76,8 @@ serve()
 class WarmCli:
     def __init__(self) -> None:
         self.proc: subprocess.Popen | None = None
-        self.scratch = Path(tempfile.mkdtemp(prefix="stackprobe-warm-cli-"))
-        self._buffer = b""
+        self.scratch: Path | None = None  # made at the first command: a process that imports
+        self._buffer = b""  # conftest but runs no test (xdist's controller) leaves nothing
 
     def _start(self) -> subprocess.Popen:
         if self.proc is None or self.proc.poll() is not None:
@@ -105,6 +105,8 @@ class WarmCli:
     def run(self, args: list[str], *, cwd, env: dict[str, str], timeout: float
             ) -> subprocess.CompletedProcess:
         proc = self._start()
+        if self.scratch is None:
+            self.scratch = Path(tempfile.mkdtemp(prefix="stackprobe-warm-cli-"))
         out, err = self.scratch / "stdout", self.scratch / "stderr"
         req = {"args": args, "cwd": str(cwd) if cwd is not None else None, "env": env,
                "stdout": str(out), "stderr": str(err)}
@@ -128,6 +130,8 @@ class WarmCli:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        for name in ("stdout", "stderr"):
-            (self.scratch / name).unlink(missing_ok=True)
-        self.scratch.rmdir()
+        if self.scratch is not None:
+            for name in ("stdout", "stderr"):
+                (self.scratch / name).unlink(missing_ok=True)
+            self.scratch.rmdir()
+            self.scratch = None

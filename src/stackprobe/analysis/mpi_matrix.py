@@ -93,9 +93,10 @@ def _times(ratio: float) -> str:
 
 
 def build_mpi_matrix(records: Sequence[MpiPairRecord], *, latency_factor: float = 1.5,
-                     slow_fraction: float = 0.7) -> MpiMatrix:
+                     slow_fraction: float = 0.7, flag_bandwidth: bool = True) -> MpiMatrix:
     """The matrices of `records` (client and server are host names), flagged as the module
-    docstring says."""
+    docstring says; no bandwidth flag when `flag_bandwidth` is False (the step measured
+    each direction one way, analysis/mpi_directions.py, which tells the direction)."""
     lat_size, bw_size = _common_sizes(records)
     by_pair: dict[tuple[str, str], list[MpiPairRecord]] = {}
     for rec in records:
@@ -107,7 +108,7 @@ def build_mpi_matrix(records: Sequence[MpiPairRecord], *, latency_factor: float 
                        _typical(list(cells.values()), "latency_ns"),
                        _typical(list(cells.values()), "bw_bytes"))
     for c in cells.values():
-        _flag(c, matrix, latency_factor, slow_fraction)
+        _flag(c, matrix, latency_factor, slow_fraction if flag_bandwidth else 0.0)
     matrix.host_notes = _hosts_named(matrix)
     return matrix
 

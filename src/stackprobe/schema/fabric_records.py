@@ -110,6 +110,33 @@ class MpiPingPongRow(BaseModel):
     samples: int | None = None  # the timed round trips ('Samples'); None: --no-stats
 
 
+class MpiStreamRow(BaseModel):
+    """One message size of NetPIPE's streaming test: the best of its timed trials."""
+
+    model_config = MODEL
+
+    size_bytes: int
+    repeats: int  # messages sent back to back in each timed trial
+    time_us: float  # NetPIPE's 'usec': the trial's time over its messages, one message's share
+    bw_bytes: float  # the size over that time, bytes/s (NetPIPE's 'Mbps' is 2^20 bits/s)
+
+
+class MpiStreamRecord(RecordBase):
+    """One-way MPI bandwidth from `client` (rank 0, the sender) to `server` (rank 1, the
+    receiver): NetPIPE's streaming mode (`NPopenmpi -s`), messages sent in one direction
+    only, so a link slow one way shows in one direction; or why it gave none (`error`)."""
+
+    type: Literal["mpi_stream"] = "mpi_stream"
+    tool: str = "NetPIPE NPopenmpi -s"
+    client: str | None = None  # the sender's host
+    server: str | None = None  # the receiver's host
+    streaming: bool = True  # NetPIPE said 'Streaming in one direction only.'
+    rows: list[MpiStreamRow] = Field(default_factory=list)
+    complete: bool = True  # False: the output ends inside a row
+    error: str | None = None  # the direction was not measured: the launcher's words
+    host: str | None = None
+
+
 class MpiPairRecord(RecordBase):
     """One ping-pong between two hosts (`python -m mpi4py.bench pingpong`, rank 0 on
     `client`, rank 1 on `server`); or why the pair gave none (`error`)."""

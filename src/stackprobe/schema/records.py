@@ -38,7 +38,12 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, Field
 
 from stackprobe.schema.bmc_records import BmcRecord
-from stackprobe.schema.fabric_records import MpiPairRecord, OsuRecord, PerftestRecord
+from stackprobe.schema.fabric_records import (
+    MpiPairRecord,
+    MpiStreamRecord,
+    OsuRecord,
+    PerftestRecord,
+)
 from stackprobe.schema.health_records import HealthRecord
 from stackprobe.schema.hpc_records import HpccRecord, HplRecord, StreamRecord
 from stackprobe.schema.link_records import LinkRecord
@@ -432,8 +437,8 @@ Record = Annotated[
     Union[IoRecord, OpsRecord, MemBwRecord, NetRecord, InventoryRecord, OsdBenchRecord,
           CephInventoryRecord, SloRecord, CpuRecord, PingRecord, IorRecord, MdtestRecord,
           Io500Record, CephReviewRecord, StreamRecord, HplRecord, HpccRecord, OsuRecord,
-          PerftestRecord, MpiPairRecord, SoakPairRecord, NicCountersRecord, BmcRecord,
-          LinkRecord, HealthRecord, SettingsRecord, ElbenchoPhaseRecord, ElbenchoLiveRecord,
-          VdbenchRecord, SysbenchRecord, StorageSoakRecord],
+          PerftestRecord, MpiPairRecord, MpiStreamRecord, SoakPairRecord, NicCountersRecord,
+          BmcRecord, LinkRecord, HealthRecord, SettingsRecord, ElbenchoPhaseRecord,
+          ElbenchoLiveRecord, VdbenchRecord, SysbenchRecord, StorageSoakRecord],
     Field(discriminator="type"),
 ]

@@ -12,6 +12,12 @@ the network matrix draws them), or the pairs given. The hosts run the interprete
 names (default: this machine's own, for hosts sharing its filesystem or its venv path);
 each is asked for mpi4py >= 4.1 first, so a missing one fails the step in one line naming
 the host, before any pair runs. The matrices and flags are analysis/mpi_matrix.py's.
+
+A ping-pong crosses both ways, so it cannot tell which direction of a pair is slow. With
+`oneway` (the default) each ordered pair is also streamed one way at `max_size`, as osu_bw
+streams: NetPIPE's `NPopenmpi -s` (Debian's netpipe-openmpi), rank 0 the sender; the
+bandwidth matrix is then one of directions (analysis/mpi_directions.py) and the ping-pong's
+flags only latency.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from stackprobe.analysis.mpi_directions import build_direction_matrix
 from stackprobe.analysis.mpi_matrix import build_mpi_matrix
 from stackprobe.kinds.context import STOPPED, StepContext, StepOutcome, failure_message
 from stackprobe.kinds.contract import HostMode, Kind
@@ -30,15 +37,20 @@ from stackprobe.kinds.mpi_launch import MPIRUN, ORTED, MpiLaunchError, over_host
 from stackprobe.kinds.network.mpi_report import NoFlaggedMpiPair, mpi_tables
 from stackprobe.kinds.network.pairs import Pairs, pair_count, step_pairs
 from stackprobe.parsers.network.mpi4py_pingpong import parse_mpi4py_pingpong
-from stackprobe.schema.fabric_records import MpiPairRecord
+from stackprobe.parsers.network.netpipe_text import parse_netpipe
+from stackprobe.schema.fabric_records import MpiPairRecord, MpiStreamRecord
 from stackprobe.spec.fields import Size
 from stackprobe.spec.steps import StepSpec
+from stackprobe.spec.tools import Tool
 from stackprobe.tables.rows import status_row
 from stackprobe.transport.fleet import HostHandle
 
 HUGE = 1 << 20  # its --huge-size: above it, at most 10 iterations (its --loop-huge)
 INSTALL = "pip install 'mpi4py>=4.1,<5' into it, or give the step `python:`"
 _PROBE = "import mpi4py, mpi4py.bench; print(mpi4py.__version__)"
+NETPIPE = Tool("NPopenmpi", "netpipe-openmpi", ("dpkg-query", "-W", "-f=${Version}",
+                                                "netpipe-openmpi"),
+               "NetPIPE under Open MPI: one-way MPI bandwidth (streaming mode)")
 
 
 class MpiPairsStep(StepSpec):
@@ -57,6 +69,8 @@ class MpiPairsStep(StepSpec):
     bind: Literal["core", "socket", "none"] = "core"  # Open MPI's --bind-to
     latency_factor: float = Field(default=1.5, gt=1)  # × the typical pair that is flagged
     slow_fraction: float = Field(default=0.7, gt=0, le=1)  # of the typical pair's bandwidth
+    oneway: bool = True  # also stream each ordered pair one way at max_size (NetPIPE -s)
+    oneway_repeats: int = Field(default=50, ge=1, le=100_000)  # messages per timed trial (7 trials)
 
 
 def sizes(spec: MpiPairsStep) -> list[int]:
@@ -71,6 +85,14 @@ def bench_argv(spec: MpiPairsStep, python: str) -> list[str]:
             "-m", str(spec.min_size.bytes), "-n", str(spec.max_size.bytes),
             "-l", str(spec.iterations), "--loop-large", str(spec.iterations_large),
             "--large-size", str(spec.large_size.bytes)]
+
+
+def stream_argv(spec: MpiPairsStep) -> list[str]:
+    """NetPIPE streaming (`-s`) at max_size alone (`-l`/`-u`, no perturbed sizes `-p 0`),
+    `-n` messages per trial; its file of rows goes nowhere: the rows are on its stderr."""
+    size = str(spec.max_size.bytes)
+    return ["NPopenmpi", "-s", "-l", size, "-u", size, "-p", "0",
+            "-n", str(spec.oneway_repeats), "-o", "/dev/null"]
 
 
 def version_ok(text: str) -> bool:
@@ -103,23 +125,39 @@ class MpiPairsRunner:
             if problem:
                 return StepOutcome("failed", error=problem)
         records: list[MpiPairRecord] = []
+        streams: list[MpiStreamRecord] = []
         for a, b in chosen:
             rec = self._pair(ctx, by_name[a], by_name[b], spec, launch, python)
             records.append(rec)
             if rec.error == STOPPED:
-                return StepOutcome.stopped(records)
+                return StepOutcome.stopped([*records, *streams])
+            if spec.oneway:
+                one = self._stream(ctx, by_name[a], by_name[b], spec, launch)
+                streams.append(one)
+                if one.error == STOPPED:
+                    return StepOutcome.stopped([*records, *streams])
         matrix = build_mpi_matrix(records, latency_factor=spec.latency_factor,
-                                  slow_fraction=spec.slow_fraction)
+                                  slow_fraction=spec.slow_fraction, flag_bandwidth=not streams)
         findings = {"mpi_pairs": {
             "hosts": matrix.hosts, "latency_size": matrix.latency_size,
             "bw_size": matrix.bw_size, "typical_latency_ns": matrix.typical_latency_ns,
             "typical_bw_bytes": matrix.typical_bw_bytes, "host_notes": matrix.host_notes,
             "cells": [{k: v for k, v in asdict(c).items() if v is not None}
                       for c in matrix.cells.values()]}}
+        flags = matrix.flags()
+        if streams:
+            oneway = build_direction_matrix(streams, slow_fraction=spec.slow_fraction)
+            findings["mpi_pairs"]["oneway"] = {
+                "size": oneway.size, "typical_bw_bytes": oneway.typical_bw_bytes,
+                "host_notes": oneway.host_notes,
+                "cells": [{k: v for k, v in asdict(c).items() if v is not None}
+                          for c in oneway.cells.values()]}
+            flags += oneway.flags()
+        kept = [*records, *streams]
         if not any(r.rows for r in records):
-            return StepOutcome("failed", records, "no pair could be measured", matrix.flags(),
+            return StepOutcome("failed", kept, "no pair could be measured", flags,
                                findings=findings)
-        return StepOutcome("ok", records, None, matrix.flags(), findings=findings)
+        return StepOutcome("ok", kept, None, flags, findings=findings)
 
     def cleanup(self, ctx: StepContext) -> None:
         pass
@@ -153,6 +191,25 @@ class MpiPairsRunner:
         rec.client, rec.server = a.name, b.name
         return rec
 
+    @staticmethod
+    def _stream(ctx: StepContext, a: HostHandle, b: HostHandle, spec: MpiPairsStep,
+                launch: list[str]) -> MpiStreamRecord:
+        """a → b one way: NetPIPE's rank 0 (the transmitter) on a, rank 1 on b."""
+        argv = ["mpirun", "-np", "2", "--host", f"{a.host.address},{b.host.address}",
+                "--bind-to", spec.bind, *launch, *stream_argv(spec)]
+        res = ctx.execute(f"stream-{a.name}-to-{b.name}", argv)
+        if res.interrupted:
+            return MpiStreamRecord(client=a.name, server=b.name, error=STOPPED)
+        try:  # NetPIPE writes its rows to stderr, its start-up lines to stdout
+            (rec,) = parse_netpipe(f"{res.stdout.rstrip(chr(10))}\n{res.stderr}")
+        except ValueError as exc:
+            rec = MpiStreamRecord(error=str(exc) if res.ok else failure_message(res, "mpirun"))
+        else:
+            if not res.ok:
+                rec.error = failure_message(res, "mpirun")
+        rec.client, rec.server = a.name, b.name
+        return rec
+
 
 class MpiPairs(Kind):
     name = "mpi_pairs"
@@ -160,25 +217,28 @@ class MpiPairs(Kind):
     layer = "network"
     family = "network"
     hosts = HostMode.PAIRS
-    tools = (MPIRUN, ORTED)
-    records = (MpiPairRecord,)
+    tools = (MPIRUN, ORTED, NETPIPE)
+    records = (MpiPairRecord, MpiStreamRecord)
     verdict_fields = ("latency_factor", "slow_fraction")
     checks = (NoFlaggedMpiPair(),)
 
     def title(self, spec: MpiPairsStep, name):
+        if spec.oneway:
+            return "MPI ping-pong (mpi4py) and one-way bandwidth (NetPIPE) between host pairs"
         return "MPI ping-pong between host pairs (mpi4py)"
 
     def headline(self, spec):
         return "lat"
 
-    def needs(self, spec):
-        return ("orted",)
+    def needs(self, spec: MpiPairsStep):
+        return ("orted", "NPopenmpi") if spec.oneway else ("orted",)
 
     def controller_needs(self, spec):
         return ("mpirun",)
 
     def workload_text(self, params):
-        return f"ping-pong {params.get('min_size', 1)}..{params.get('max_size', '4M')} B"
+        text = f"ping-pong {params.get('min_size', 1)}..{params.get('max_size', '4M')} B"
+        return text + (" + one-way" if params.get("oneway", True) else "")
 
     def estimate_s(self, spec: MpiPairsStep, hosts: int):
         """Per pair: mpirun's start over SSH, then each size at 100 µs plus the message
@@ -190,6 +250,8 @@ class MpiPairs(Kind):
                 spec.iterations, spec.iterations_large)
             loops = min(loops, 10) if size > HUGE else loops
             per_pair += loops * (100e-6 + 2 * size / 125e6)
+        if spec.oneway:  # mpirun's start again, NetPIPE's trials (about 7) at 1 Gbit/s
+            per_pair += 3.0 + 7 * spec.oneway_repeats * spec.max_size.bytes / 125e6
         return pairs * per_pair + 2.0
 
     def runner(self):

@@ -3,8 +3,10 @@ size, bandwidth at the largest) in the terminal report, and the criterion 'no fl
 pair'. Both read the step's stored `mpi_pairs` finding (analysis/mpi_matrix.py made it);
 nothing is recomputed.
 
-A cell is an unordered pair (a ping-pong crosses both ways, the direction cannot be told),
-so the matrices are symmetric: row h1 column h3 and row h3 column h1 hold the same pair.
+A ping-pong cell is an unordered pair (it crosses both ways, the direction cannot be told),
+so the latency matrix is symmetric: row h1 column h3 and row h3 column h1 hold the same
+pair. When the step streamed each ordered pair one way (`oneway`, NetPIPE), the bandwidth
+matrix is one of directions instead: row the sender, column the receiver.
 """
 
 from __future__ import annotations
@@ -26,8 +28,33 @@ def mpi_tables(steps: Sequence[StepResult]) -> list[TextTable]:
     for step in steps:
         m = (step.findings or {}).get(KEY)
         if m:
-            out += [_matrix(step, m, "latency"), _matrix(step, m, "bandwidth")]
+            out.append(_matrix(step, m, "latency"))
+            out.append(_directions(step, m["oneway"]) if m.get("oneway")
+                       else _matrix(step, m, "bandwidth"))
     return out
+
+
+def _directions(step: StepResult, d: dict) -> TextTable:
+    cells = {(c["src"], c["dst"]): c for c in d["cells"]}
+    hosts = sorted({h for key in cells for h in key})
+
+    def cell(src: str, dst: str) -> str | None:
+        c = cells.get((src, dst))
+        if c is None:
+            return None
+        if c.get("bw_bytes") is None:
+            return f"{FLAG} failed"
+        text = fmt_bw(c["bw_bytes"])
+        return f"{FLAG} {text}" if c.get("flags") else text
+
+    t = pair_matrix(f"MPI one-way bandwidth matrix, {fmt_bytes(d.get('size'))}, sender → "
+                    f"receiver ({step.id})", "sender \\ receiver", hosts, cell, layer="network")
+    t.notes.append(f"typical direction {fmt_bw(d.get('typical_bw_bytes'))} (the median over "
+                   "hosts of each host's median direction); NetPIPE streaming, messages one "
+                   "way as osu_bw sends them")
+    t.notes += [n for c in d["cells"] for n in c.get("notes", [])]
+    t.notes += d.get("host_notes", [])
+    return t
 
 
 def _matrix(step: StepResult, m: dict, what: str) -> TextTable:
@@ -64,7 +91,7 @@ class NoFlaggedMpiPair(Check):
     aliases = ("no slow MPI pair",)
     looks_at = "MPI pairs"
     describes = ("no host pair flagged by the MPI ping-pong matrix (failed, latency above or "
-                 "bandwidth below the typical pair's)")
+                 "bandwidth below the typical pair's) and no direction by the one-way matrix")
 
     def outcomes(self, results, steps, argument=""):
         out = []
@@ -74,6 +101,12 @@ class NoFlaggedMpiPair(Check):
                 flags = c.get("flags") or []
                 text = (f"{c['a']}↔{c['b']} {fmt_ns(c.get('latency_ns'))}, "
                         f"{fmt_bw(c.get('bw_bytes'))}"
+                        + (f" ({', '.join(flags)})" if flags else ""))
+                out.append(Outcome(not flags, text, (step.id,),
+                                   detail="; ".join(c.get("notes") or [])))
+            for c in ((m or {}).get("oneway") or {}).get("cells", []):
+                flags = c.get("flags") or []
+                text = (f"{c['src']}→{c['dst']} one way {fmt_bw(c.get('bw_bytes'))}"
                         + (f" ({', '.join(flags)})" if flags else ""))
                 out.append(Outcome(not flags, text, (step.id,),
                                    detail="; ".join(c.get("notes") or [])))
