@@ -77,7 +77,7 @@ def add_file(target: Target, source: Source, found: Ingested,
     # the bytes that were parsed, not the file again (it may have changed since)
     atomic_write(step_dir / copy_name, target.run_dir.redactor.data(source.data))
     now = utc_now_iso()
-    records = list(found.records)
+    records = registry.kind(planned.kind).ingested_records(list(found.records))
     step = StepResult(
         id=planned.id, index=planned.index, name=planned.name, kind=planned.kind,
         title=planned.title, layer=planned.layer, params=planned.params,

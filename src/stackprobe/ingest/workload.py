@@ -17,6 +17,12 @@ from typing import Any
 
 from stackprobe.ingest.files import Ingested
 from stackprobe.parsers.fio.fio_json import json_documents
+from stackprobe.schema.peer_records import (
+    ElbenchoLiveRecord,
+    ElbenchoPhaseRecord,
+    SysbenchRecord,
+    VdbenchRecord,
+)
 from stackprobe.schema.records import (
     CpuRecord,
     IoRecord,
@@ -52,8 +58,9 @@ class Derived:
 
 def derive(found: Ingested) -> Derived:
     """The step a live run of the file's load would have: by its format, else by the
-    records it gave (a CPU stressor's, a memory bandwidth, an iperf3 pair's); ValueError
-    for records no kind measures (elbencho's, vdbench's)."""
+    records it gave (a CPU stressor's, a memory bandwidth, an iperf3 pair's, another
+    benchmark's: elbencho, vdbench, sysbench cpu and fileio); ValueError for records no
+    kind holds."""
     make = _BY_FORMAT.get(found.format)
     if make is None:
         make = next((m for t, m in _BY_RECORD if any(isinstance(r, t) for r in found.records)),
@@ -233,7 +240,31 @@ _BY_FORMAT: dict[str, Callable[[Ingested], Derived]] = {
     "osu output": _bare("mpi_pairs", PAIRS),
     "perftest output": _perftest,
 }
+
+
+def _peer(found: Ingested) -> Derived:
+    """Another benchmark's file (kinds/peer): the tool and the load it states — elbencho's
+    parameters (its CSV's columns or its result file's command line), vdbench's run
+    definitions, sysbench's test, threads and settings block."""
+    load: dict[str, Any] = {}
+    tool = "elbencho"
+    for rec in found.records:
+        if isinstance(rec, ElbenchoPhaseRecord | ElbenchoLiveRecord):
+            load.update(getattr(rec, "params", None) or {})
+        elif isinstance(rec, VdbenchRecord):
+            tool = "vdbench"
+            load.setdefault("rd", ", ".join(r.rd for r in found.records
+                                            if isinstance(r, VdbenchRecord)))
+        elif isinstance(rec, SysbenchRecord):
+            tool = "sysbench"
+            load.update({"test": rec.test, **({"threads": rec.threads} if rec.threads else {}),
+                         **rec.settings})
+    return Derived("peer_result", {"tool": tool, "workload": load})
+
+
 # formats named elsewhere (sysbench, stress-ng, iperf3's text): the kind of their records;
 # a stress-ng --stream run is a memory run (its bogo ops are a by-product)
 _BY_RECORD: tuple[tuple[type, Callable[[Ingested], Derived]], ...] = (
-    (NetRecord, _iperf3), (MemBwRecord, _memory), (CpuRecord, _cpu))
+    (NetRecord, _iperf3), (MemBwRecord, _memory), (CpuRecord, _cpu),
+    (ElbenchoPhaseRecord, _peer), (ElbenchoLiveRecord, _peer), (VdbenchRecord, _peer),
+    (SysbenchRecord, _peer))

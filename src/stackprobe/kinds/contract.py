@@ -75,6 +75,7 @@ class Kind:
     tool_defaults: ClassVar[dict[str, Any]] = {}  # written or left out: the same workload
     titled_rows: ClassVar[bool] = True  # its rows' names start with the step's title
     probe_groups: ClassVar[bool] = False  # its I/O groups are search probes (no curves)
+    in_suites: ClassVar[bool] = True  # False: only `ingest --new/--into` makes its steps
 
     # ------------------------------------------------------------------ planning
     def expand(self, spec: StepSpec, defaults: Any, base_dir: Path | None
@@ -158,6 +159,11 @@ class Kind:
     # ------------------------------------------------------------------ running
     def runner(self) -> Runner:
         raise NotImplementedError(f"{self.name}: runner")
+
+    def ingested_records(self, records: list) -> list:
+        """The records a step of this kind keeps for a file `stackprobe ingest` made a
+        step of (ingest/into_run.py): the file's, and what the kind reads them as."""
+        return list(records)
 
     # ------------------------------------------------------------------ safety
     def guard_inputs(self, step: PlannedStep, read: Callable[[str], str],

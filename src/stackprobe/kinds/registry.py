@@ -23,7 +23,7 @@ from stackprobe.kinds.contract import Kind
 from stackprobe.spec.steps import LAYERS
 from stackprobe.spec.tools import Tool
 
-FAMILIES = ("host", "fio", "network", "ceph", "hpc")
+FAMILIES = ("host", "fio", "network", "ceph", "hpc", "peer")
 
 
 @cache
@@ -70,8 +70,9 @@ def names() -> list[str]:
 
 @cache
 def step_union():
-    """The suite model's `steps` item: one of the kinds' models, told apart by `kind`."""
-    models = tuple(k.spec for k in kinds())
+    """The suite model's `steps` item: one of the kinds' models, told apart by `kind`
+    (not the kinds only `ingest` makes: `in_suites` False)."""
+    models = tuple(k.spec for k in kinds() if k.in_suites)
     return Annotated[Union[models], Field(discriminator="kind")]  # noqa: UP007 - dynamic
 
 

@@ -54,12 +54,14 @@ def status_row(step: StepResult, workload: str, note: str | None = None) -> Row:
 
 
 def record_rows(step: StepResult, workload: str,
-                io_label: Callable[[IoGroupSummary], str] | None = None) -> list[Row]:
-    """The common rows: per-OSD benches, memory bandwidth, metadata operations and I/O
-    groups, from the step's summary; the status alone when it has none."""
+                io_label: Callable[[IoGroupSummary], str] | None = None,
+                ops_name: str = "File") -> list[Row]:
+    """The common rows: per-OSD benches, memory bandwidth, metadata operations (named
+    '<ops_name> <operation>') and I/O groups, from the step's summary; the status alone
+    when it has none."""
     if step.summary is None:
         return [status_row(step, workload)]
-    rows = osd_rows(step) + membw_rows(step) + ops_rows(step, workload)
+    rows = osd_rows(step) + membw_rows(step) + ops_rows(step, workload, ops_name)
     rows += io_rows(step, workload, step.summary.io, io_label)
     return rows or [status_row(step, workload)]
 
@@ -88,8 +90,8 @@ def membw_rows(step: StepResult) -> list[Row]:
             for op, bw in s.membw.items()]
 
 
-def ops_rows(step: StepResult, workload: str) -> list[Row]:
-    """Each operation's rate; on hosts, all clients' then each client's."""
+def ops_rows(step: StepResult, workload: str, name: str = "File") -> list[Row]:
+    """Each operation's rate ('File create'); on hosts, all clients' then each client's."""
     s = step.summary
     if s is None:
         return []
@@ -97,10 +99,10 @@ def ops_rows(step: StepResult, workload: str) -> list[Row]:
     note = step.error or ""
     for op, rate in s.ops.items():
         fleet = " (all clients)" if step.hosts else ""
-        rows.append(Row(test=f"File {op}{fleet}", direction=op, iops=rate,
+        rows.append(Row(test=f"{name} {op}{fleet}", direction=op, iops=rate,
                         lat_mean_ns=s.ops_lat_mean_ns.get(op), headline="iops",
                         status=step.status, note=note, **base(step, workload)))
-        rows += [Row(test=f"File {op}: {rec.host}", direction=op, iops=rec.ops_per_s,
+        rows += [Row(test=f"{name} {op}: {rec.host}", direction=op, iops=rec.ops_per_s,
                      lat_mean_ns=rec.lat_ns.get("mean"), headline="iops", status=step.status,
                      note=note, **base(step, workload))
                  for rec in step.records if step.hosts and isinstance(rec, OpsRecord)
