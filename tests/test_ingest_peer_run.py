@@ -53,13 +53,13 @@ def test_each_tool_is_a_step_with_the_figures_its_file_prints(tmp_path):
     assert fileio["layer"] == "disk" and cpu["layer"] == "hardware"
     assert fileio["summary"]["io"][0]["read"]["iops"] == 21236.38
     assert fileio["summary"]["io"][0]["write"]["bw_bytes"] == 221.21 * 2**20
-    assert cpu["summary"]["ops"] == {"cpu events": 2800.8}
+    assert cpu["summary"]["ops"] == {"cpu": 2800.8}
     # the file's own records are kept beside the figures read from them
     assert {r["type"] for r in elbencho["records"]} == {"elbencho_phase", "io", "ops"}
     shown = cli("show", run_dir)
     assert shown.exit_code == 0
     out = " ".join(shown.output.split())
-    assert "elbencho mkdirs" in out and "sysbench cpu events" in out and "vdbench (ingested)" in out
+    assert "elbencho mkdirs" in out and "sysbench cpu" in out and "vdbench (ingested)" in out
 
 
 def test_two_runs_of_the_same_load_pair_in_compare(tmp_path):
@@ -85,3 +85,14 @@ def test_figures_only_where_the_file_has_them():
     assert [type(f) for f in figures] == [OpsRecord, IoRecord]  # SYNC phases: no rate
     io = figures[1]
     assert not io.read.active and io.write.io_bytes == 296330 * 2**20
+
+
+def test_history_follows_an_ingested_figure_across_runs(tmp_path):
+    runs = tmp_path / "runs"
+    for _ in range(2):
+        assert cli("ingest", CPU, "--new", "cpu-old", "--runs-dir", runs).exit_code == 0
+    shown = cli("history", "--suite", "cpu-old", "--runs-dir", runs)
+    assert shown.exit_code == 0, shown.output
+    key = next(ln for ln in shown.output.splitlines() if ln.startswith("peer_result:"))
+    assert key.endswith(":cpu.iops") and "tool=sysbench" in key
+    assert shown.output.count("2801 IOPS") == 2

@@ -10,14 +10,14 @@ units, and nothing is made up where the file is silent:
   file has them); each metadata phase with a rate (Dirs/s, Files/s, entries/s) is an
   operation; SYNC and DROPCACHES phases carry no rate and give nothing. A phase the file
   holds several times (a service-mode log: one table per host and the master's) is named
-  with its table's place each time, never summed: which table is the aggregate, the file's
-  reader knows.
+  with its table's place each time (`mkdirs_t6`: operation names are words, as figure keys
+  spell them), never summed: which table is the aggregate, the file's reader knows.
 - vdbench: each run definition's `avg_` line is an I/O group, its rate and MB/sec (vdbench's
   MB is 2^20) split between reads and writes by its read% — exact for 100% and 0%, a share
   in between — with its mean response time on both (vdbench prints one for the mix).
 - sysbench fileio: reads/s and writes/s with their MiB/s (its latency covers fsyncs too,
-  so none is put on reads or writes); sysbench cpu: its events per second as an operation,
-  with its latency.
+  so none is put on reads or writes); sysbench cpu: its events per second as the operation
+  `cpu`, with its latency.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def _elbencho(rec: ElbenchoPhaseRecord, several: bool) -> list[IoRecord | OpsRec
     host and the master's): each is named with its table's place, none summed."""
     last = rec.last
     elapsed = last.get("Elapsed ms", last.get("time ms"))
-    phase = rec.phase.lower() + (f" (table {rec.block})" if several else "")
+    phase = rec.phase.lower() + (f"_t{rec.block}" if several else "")
     if rec.phase in ("READ", "WRITE") and last.get("IOPS") is not None:
         mib_s = last.get("Throughput MiB/s", last.get("MiB/s"))
         total = last.get("Total MiB", last.get("MiB"))
@@ -115,5 +115,5 @@ def _sysbench(rec: SysbenchRecord) -> list[IoRecord | OpsRecord]:
            (("min", "min"), ("mean", "avg"), ("max", "max"), ("95.000000", "p95"))
            if key in rec.latency_ms}
     return [OpsRecord(tool="sysbench", tool_version=rec.tool_version,
-                      operation=f"{rec.test} events", ops_per_s=rec.events_per_s,
+                      operation=rec.test, ops_per_s=rec.events_per_s,
                       total_ops=rec.events, runtime_ms=runtime, jobs=rec.threads, lat_ns=lat)]
