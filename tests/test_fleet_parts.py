@@ -83,3 +83,24 @@ def test_nic_of_finds_the_interface_holding_the_address():
             "2: eth0@if7    inet6 fe80::1/64 scope link \n")
     assert nic_of(text, "10.99.0.12") == "eth0"
     assert nic_of(text, "10.99.0.13") is None
+
+
+def test_a_pair_step_watches_only_the_hosts_of_its_pairs():
+    """The executor runs sadc on monitored_hosts: for the pair kinds, the hosts the drawn
+    pairs touch (64 pairs of 1,000 hosts: at most 128), for the others every host."""
+    from stackprobe.kinds import registry
+    from stackprobe.plan.expand import one_step
+
+    names = [f"n{i:04d}" for i in range(1, 1001)]
+    for kind in ("network", "mpi_pairs", "rdma", "net_soak"):
+        spec = one_step({"kind": kind, "pairs": 64}).spec
+        watched = registry.kind(kind).monitored_hosts(spec, names, "run-7")
+        drawn = choose_pairs(names, 64, "run-7")
+        assert set(watched) == {h for p in drawn for h in p} and len(watched) <= 128, kind
+        assert watched == sorted(watched)  # in the step's order
+        every = one_step({"kind": kind}).spec
+        assert registry.kind(kind).monitored_hosts(every, names[:4], "r") == names[:4]
+        listed = one_step({"kind": kind, "pairs": [["n0001", "n0002"]]}).spec
+        assert registry.kind(kind).monitored_hosts(listed, names[:4], "r") == ["n0001", "n0002"]
+    fio = one_step({"kind": "fio"}).spec
+    assert registry.kind("fio").monitored_hosts(fio, names[:3], "r") == names[:3]

@@ -431,3 +431,16 @@ def test_ctrl_c_stops_the_commands_on_every_host(lab, tmp_path):
     assert results["steps"][0]["status"] == "interrupted"
     for h in results["run"]["hosts"]:
         assert not Path(h["scratch"]).exists()
+
+
+def test_the_network_step_shows_the_sending_nics_rate_live(run):
+    """iperf3 -J prints nothing until it ends: the client's NIC counter, read every second
+    by a command of its own beside iperf3, is the step's live line, and says what it is."""
+    proc, results, _ = run
+    lines = [ln for ln in proc.stdout.splitlines() if " NIC eth0 sent " in ln]
+    assert lines and all(ln.rstrip().endswith("/s") for ln in lines), proc.stdout[-3000:]
+    net = _step(results, "network")
+    clients = [c for c in net["commands"] if c["argv"][0] == "iperf3" and "-c" in c["argv"]]
+    counters = [c for c in net["commands"] if c["argv"][:2] == ["sh", "-c"]
+                and "/sys/class/net/" in c["argv"][2]]
+    assert len(counters) == len(clients) == 6 and all(c["returncode"] == 0 for c in counters)

@@ -31,7 +31,9 @@ def _t(s: float) -> str:
 
 def _direction(f: LiveFigures) -> str:
     bits = [] if f.direction == "all" else [f.direction]
-    bits += [f"{fmt_iops(f.iops)} IOPS", fmt_bw(f.bw_bytes)]
+    if f.iops is not None or f.bw_bytes is None:  # a NIC's counter gives bytes alone
+        bits.append(f"{fmt_iops(f.iops)} IOPS")
+    bits.append(fmt_bw(f.bw_bytes))
     if f.lat_mean_ns is not None:
         bits.append(f"mean {fmt_ns(f.lat_mean_ns)}")
     if f.p99_ns is not None:

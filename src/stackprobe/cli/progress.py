@@ -140,7 +140,7 @@ class RunProgress:
                 self._plain(text)
 
     def _tick(self) -> None:
-        """A step that gives no figures (iperf3, hpcc, ...) shows its elapsed time instead."""
+        """A step that gives no figures (hpcc, a network soak, ...) shows its elapsed time instead."""
         while not self._stop.wait(TICK_S):
             with self._lock:
                 step = self._current

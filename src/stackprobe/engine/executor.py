@@ -255,8 +255,12 @@ class Executor:
         if not self.settings.monitor:
             targets = []
         elif step.hosts and self.fleet is not None:
-            targets = [(h.name, h.transport, h.scratch) for h in self.fleet.select(step.hosts)
-                       if h.transport is not None]  # a BMC entry has no shell to sample
+            handles = self.fleet.select(step.hosts)
+            busy = set(registry.kind(step.kind).monitored_hosts(
+                step.spec, [h.name for h in handles], self.run_dir.run_id))
+            targets = [(h.name, h.transport, h.scratch) for h in handles
+                       if h.transport is not None  # a BMC entry has no shell to sample
+                       and h.name in busy]
         else:
             targets = [(self.transport.host, self.transport, str(self.target.root))]
             if step.on_ceph:

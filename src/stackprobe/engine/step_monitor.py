@@ -1,7 +1,8 @@
 """Resource monitoring around one step: sadc on every host taking part, stopped after it.
 
 The executor starts a HostMonitor on each host of the step (the local machine for a local
-step; every host of `hosts:` otherwise) before the runner's prepare, and stops them after
+step; every host of `hosts:` otherwise, those its kind loads: a pair step's drawn pairs'
+hosts, Kind.monitored_hosts) before the runner's prepare, and stops them after
 its cleanup — after the transports' interrupt is cleared, so a Ctrl-C still leaves its
 figures. Per host the step directory gets `monitor-<host>.json` (the per-second samples,
 docs/results-schema.md "Monitoring files") and `monitor-<host>.sadf.json` (sadf's own

@@ -160,6 +160,12 @@ class Kind:
     def runner(self) -> Runner:
         raise NotImplementedError(f"{self.name}: runner")
 
+    def monitored_hosts(self, spec: StepSpec, names: list[str], run_id: str) -> list[str]:
+        """Of the step's hosts (`names`), those that carry its load: the executor watches
+        them (sadc). All of them, unless the kind knows better (a pair kind: the hosts of
+        the pairs it draws with the run id)."""
+        return names
+
     def ingested_records(self, records: list) -> list:
         """The records a step of this kind keeps for a file `stackprobe ingest` made a
         step of (ingest/into_run.py): the file's, and what the kind reads them as."""

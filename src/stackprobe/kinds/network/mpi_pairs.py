@@ -35,7 +35,7 @@ from stackprobe.kinds.context import STOPPED, StepContext, StepOutcome, failure_
 from stackprobe.kinds.contract import HostMode, Kind
 from stackprobe.kinds.mpi_launch import MPIRUN, ORTED, MpiLaunchError, over_hosts
 from stackprobe.kinds.network.mpi_report import NoFlaggedMpiPair, mpi_tables
-from stackprobe.kinds.network.pairs import Pairs, pair_count, step_pairs
+from stackprobe.kinds.network.pairs import Pairs, pair_count, paired_hosts, step_pairs
 from stackprobe.parsers.network.mpi4py_pingpong import parse_mpi4py_pingpong
 from stackprobe.parsers.network.netpipe_text import parse_netpipe
 from stackprobe.schema.fabric_records import MpiPairRecord, MpiStreamRecord
@@ -253,6 +253,9 @@ class MpiPairs(Kind):
         if spec.oneway:  # mpirun's start again, NetPIPE's trials (about 7) at 1 Gbit/s
             per_pair += 3.0 + 7 * spec.oneway_repeats * spec.max_size.bytes / 125e6
         return pairs * per_pair + 2.0
+
+    def monitored_hosts(self, spec, names, run_id):
+        return paired_hosts(spec.pairs, names, run_id)
 
     def runner(self):
         return MpiPairsRunner()

@@ -29,7 +29,7 @@ from stackprobe.kinds.chunked import chunk_lengths, run_chunks
 from stackprobe.kinds.context import StepContext, StepOutcome, start_servers, stop_started
 from stackprobe.kinds.contract import HostMode, Kind
 from stackprobe.kinds.network.network import IPERF3
-from stackprobe.kinds.network.pairs import Pairs, step_pairs
+from stackprobe.kinds.network.pairs import Pairs, paired_hosts, step_pairs
 from stackprobe.kinds.network.soak_chunk import PairChunk, SoakPair, run_chunk
 from stackprobe.kinds.network.soak_counters import counter_records, read_counters, soak_nics
 from stackprobe.kinds.network.soak_report import StableUnderLoad, soak_rows, soak_tables
@@ -192,6 +192,9 @@ class NetSoak(Kind):
 
     def tables(self, steps):
         return soak_tables(steps)
+
+    def monitored_hosts(self, spec, names, run_id):
+        return paired_hosts(spec.pairs, names, run_id)
 
     def runner(self):
         return NetSoakRunner()

@@ -24,7 +24,8 @@ from stackprobe.analysis.network_matrix import build_matrix, link_speed_mbps
 from stackprobe.kinds.context import STOPPED, StepContext, StepOutcome, start_servers, stop_started
 from stackprobe.kinds.contract import HostMode, Kind, Tool
 from stackprobe.kinds.network.link_checks import NoFlaggedLink
-from stackprobe.kinds.network.pairs import Pairs, pair_count, step_pairs
+from stackprobe.kinds.network.nic_live import watched
+from stackprobe.kinds.network.pairs import Pairs, pair_count, paired_hosts, step_pairs
 from stackprobe.parsers.network.iperf3_json import parse_iperf3_json
 from stackprobe.parsers.network.ping import parse_ping, ping_argv
 from stackprobe.schema.records import NetRecord, PingRecord
@@ -80,7 +81,7 @@ class NetworkRunner:
         records: list[NetRecord | PingRecord] = []
         for a, b in chosen:
             client, server = by_name[a], by_name[b]
-            net, ping = self._pair(ctx, client, server, spec)
+            net, ping = self._pair(ctx, client, server, spec, links[client.name].get("nic"))
             records += [net, ping]
             if net.error == STOPPED:
                 return StepOutcome.stopped(records, warnings)
@@ -131,13 +132,15 @@ class NetworkRunner:
         return out
 
     @staticmethod
-    def _pair(ctx: StepContext, client: HostHandle, server: HostHandle, spec: NetworkStep):
+    def _pair(ctx: StepContext, client: HostHandle, server: HostHandle, spec: NetworkStep,
+              nic: str | None):
         argv = ["iperf3", "-c", server.host.address, "-p", str(spec.port), "-t",
                 str(spec.seconds), "-P", str(spec.streams), "-J", "--connect-timeout", "3000"]
         if spec.reverse:
             argv.append("-R")
         label = f"{client.name}-to-{server.name}"
-        res = ctx.execute(f"iperf3-{label}", argv, on=client.transport)
+        res = watched(ctx, client, nic, spec.seconds, spec.reverse, label,
+                      lambda: ctx.execute(f"iperf3-{label}", argv, on=client.transport))
         if res.interrupted:
             net = NetRecord(client=client.name, server=server.name, error=STOPPED)
         else:
@@ -183,6 +186,9 @@ class Network(Kind):
 
     def estimate_s(self, spec: NetworkStep, hosts):
         return pair_count(spec.pairs, hosts) * (float(spec.seconds) + 2.0) + 2.0
+
+    def monitored_hosts(self, spec, names, run_id):
+        return paired_hosts(spec.pairs, names, run_id)
 
     def runner(self):
         return NetworkRunner()

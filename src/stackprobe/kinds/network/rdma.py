@@ -25,7 +25,7 @@ from typing import Literal, get_args
 from pydantic import Field, model_validator
 
 from stackprobe.kinds.contract import HostMode, Kind, Tool
-from stackprobe.kinds.network.pairs import Pairs, pair_count
+from stackprobe.kinds.network.pairs import Pairs, pair_count, paired_hosts
 from stackprobe.kinds.network.rdma_report import NoFlaggedRdmaPair, rdma_tables
 from stackprobe.kinds.network.rdma_run import RdmaRunner
 from stackprobe.kinds.probes import ReadsTrees
@@ -105,6 +105,9 @@ class Rdma(Kind):
         per_test = (spec.duration.seconds if spec.duration is not None
                     else (23 if spec.size == "all" else 1) * 2.0 * scale)
         return pairs * len(spec.tests) * (per_test + 3.0) + 2.0
+
+    def monitored_hosts(self, spec, names, run_id):
+        return paired_hosts(spec.pairs, names, run_id)
 
     def runner(self):
         return RdmaRunner()
