@@ -137,3 +137,7 @@ def test_hpl_across_three_hosts_passes_its_residual_with_one_figure(lab):
     assert "oob_tcp_if_include 10.99.0.0/24" in line["command"]
     assert "plm_rsh_no_tree_spawn 1" in line["command"]
     assert "End of Summary section." in (steps_dir / "hpccoutf.txt").read_text()
+    # one figure for the job, every host ran a rank: each host counts as reported
+    assert step["findings"]["reported_hosts"] == ["h1", "h2", "h3"]
+    reported = [i for i in run["results"]["verdict"]["items"] if i["rule"] == "every host reported"]
+    assert all(i["status"] == "pass" for i in reported), reported

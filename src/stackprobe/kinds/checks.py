@@ -88,6 +88,7 @@ class EveryHostReported(Check):
                 continue
             reported = {getattr(r, "host", None) or getattr(r, "client", None) for r in step.records}
             reported |= set((step.findings.get("fleet") or {}).get("clients") or [])
+            reported |= set(step.findings.get("reported_hosts") or [])  # one figure for them
             missing = [h for h in step.hosts if h not in reported]
             text = (f"{step.id}: {len(step.hosts) - len(missing)} of {len(step.hosts)} hosts"
                     + (f"; missing {', '.join(missing)}" if missing else ""))

@@ -56,12 +56,15 @@ class HplClusterRunner:
 
     def run(self, ctx: StepContext) -> StepOutcome:
         try:
-            record, chosen = self._run(ctx)
+            record, chosen, ranks = self._run(ctx)
         except HpccFailed as exc:
             if str(exc) == "stopped by the user":
                 return StepOutcome.stopped()
             return StepOutcome("failed", error=str(exc))
-        return decide(record, chosen)
+        outcome = decide(record, chosen)
+        if outcome.status == "ok":  # one figure for the job: the hosts its ranks ran on
+            outcome.findings = {**(outcome.findings or {}), "reported_hosts": list(ranks)}
+        return outcome
 
     def _run(self, ctx: StepContext):
         spec: HplClusterStep = ctx.step.spec
@@ -110,13 +113,29 @@ class HplClusterRunner:
         record = read_record(ctx, result, work, on=first.transport)
         record.host = FLEET_HOST
         record.blas = blas
-        return record, chosen
+        return record, chosen, ranks_by_host([h.name for h in handles], slots,
+                                             chosen.p * chosen.q)
 
     def cleanup(self, ctx: StepContext) -> None:
         if ctx.fleet is None:
             return
         for h in ctx.fleet.select(ctx.step.hosts):
             ctx.execute("cleanup", ["rm", "-rf", "--", _work_dir(ctx)], on=h.transport)
+
+
+def ranks_by_host(names: list[str], slots: dict[str, int], processes: int) -> dict[str, int]:
+    """Where mpirun puts `processes` ranks over the hostfile: each host's slots filled in
+    the file's order (Open MPI's default with slots given), so a P x Q smaller than the
+    slots leaves the last hosts without a rank — and without a figure: they are not
+    among the hosts the step reports."""
+    out = {}
+    left = processes
+    for name in names:
+        if left <= 0:
+            break
+        out[name] = min(slots[name], left)
+        left -= out[name]
+    return out
 
 
 def _work_dir(ctx: StepContext) -> str:

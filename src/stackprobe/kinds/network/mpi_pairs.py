@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import asdict
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import Field
 
@@ -43,8 +44,10 @@ from stackprobe.spec.fields import Size
 from stackprobe.spec.steps import StepSpec
 from stackprobe.spec.tools import Tool
 from stackprobe.tables.rows import status_row
+from stackprobe.transport.base import CommandResult
 from stackprobe.transport.fleet import HostHandle
 
+R = TypeVar("R", MpiPairRecord, MpiStreamRecord)
 HUGE = 1 << 20  # its --huge-size: above it, at most 10 iterations (its --loop-huge)
 INSTALL = "pip install 'mpi4py>=4.1,<5' into it, or give the step `python:`"
 _PROBE = "import mpi4py, mpi4py.bench; print(mpi4py.__version__)"
@@ -176,39 +179,40 @@ class MpiPairsRunner:
     @staticmethod
     def _pair(ctx: StepContext, a: HostHandle, b: HostHandle, spec: MpiPairsStep,
               launch: list[str], python: str) -> MpiPairRecord:
-        argv = ["mpirun", "-np", "2", "--host", f"{a.host.address},{b.host.address}",
-                "--bind-to", spec.bind, *launch, *bench_argv(spec, python)]
-        res = ctx.execute(f"pingpong-{a.name}-to-{b.name}", argv)
-        if res.interrupted:
-            return MpiPairRecord(client=a.name, server=b.name, error=STOPPED)
-        try:
-            (rec,) = parse_mpi4py_pingpong(res.stdout, spec.max_size.bytes)[-1:]
-        except ValueError as exc:
-            rec = MpiPairRecord(error=str(exc) if res.ok else failure_message(res, "mpirun"))
-        else:
-            if not res.ok:
-                rec.error = failure_message(res, "mpirun")
-        rec.client, rec.server = a.name, b.name
-        return rec
+        return _under_mpirun(ctx, a, b, spec, launch, "pingpong", bench_argv(spec, python),
+                             MpiPairRecord,
+                             lambda res: parse_mpi4py_pingpong(res.stdout, spec.max_size.bytes)[-1])
 
     @staticmethod
     def _stream(ctx: StepContext, a: HostHandle, b: HostHandle, spec: MpiPairsStep,
                 launch: list[str]) -> MpiStreamRecord:
-        """a → b one way: NetPIPE's rank 0 (the transmitter) on a, rank 1 on b."""
-        argv = ["mpirun", "-np", "2", "--host", f"{a.host.address},{b.host.address}",
-                "--bind-to", spec.bind, *launch, *stream_argv(spec)]
-        res = ctx.execute(f"stream-{a.name}-to-{b.name}", argv)
-        if res.interrupted:
-            return MpiStreamRecord(client=a.name, server=b.name, error=STOPPED)
-        try:  # NetPIPE writes its rows to stderr, its start-up lines to stdout
-            (rec,) = parse_netpipe(f"{res.stdout.rstrip(chr(10))}\n{res.stderr}")
-        except ValueError as exc:
-            rec = MpiStreamRecord(error=str(exc) if res.ok else failure_message(res, "mpirun"))
-        else:
-            if not res.ok:
-                rec.error = failure_message(res, "mpirun")
-        rec.client, rec.server = a.name, b.name
-        return rec
+        """a → b one way: NetPIPE's rank 0 (the transmitter) on a, rank 1 on b. NetPIPE
+        writes its rows to stderr, its start-up lines to stdout."""
+        return _under_mpirun(ctx, a, b, spec, launch, "stream", stream_argv(spec),
+                             MpiStreamRecord,
+                             lambda res: parse_netpipe(f"{res.stdout.rstrip(chr(10))}\n"
+                                                       f"{res.stderr}")[0])
+
+
+def _under_mpirun(ctx: StepContext, a: HostHandle, b: HostHandle, spec: MpiPairsStep,
+                  launch: list[str], label: str, program: list[str], record: type[R],
+                  parse: Callable[[CommandResult], R]) -> R:
+    """`program` under mpirun, rank 0 on a and rank 1 on b; what `parse` reads of it (a
+    record with the pair's hosts), or a record saying why there is none."""
+    argv = ["mpirun", "-np", "2", "--host", f"{a.host.address},{b.host.address}",
+            "--bind-to", spec.bind, *launch, *program]
+    res = ctx.execute(f"{label}-{a.name}-to-{b.name}", argv)
+    if res.interrupted:
+        return record(client=a.name, server=b.name, error=STOPPED)
+    try:
+        rec = parse(res)
+    except ValueError as exc:
+        rec = record(error=str(exc) if res.ok else failure_message(res, "mpirun"))
+    else:
+        if not res.ok:
+            rec.error = failure_message(res, "mpirun")
+    rec.client, rec.server = a.name, b.name
+    return rec
 
 
 class MpiPairs(Kind):
