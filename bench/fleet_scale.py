@@ -136,7 +136,7 @@ def step_lines(n: int, mode: str, meter: StepMeter) -> list[str]:
             clients = len([r for r in result.records if r.host != FLEET_HOST])
             extra = f" clients_reported={clients}"
         elif step.kind == "network":
-            extra = f" pairs={len(result.records) // 2}"
+            extra = f" pairs={len(result.records) // 2} watched={len(result.monitor or {})}"
         elif step.kind == "inventory":
             extra = f" hosts_reported={len(result.records)}"
         lines.append(f"hosts={n} controller_cpu_s={cpu:.2f} wall_s={wall:.2f} rss_mb={rss:.0f} "

@@ -200,12 +200,13 @@ SERVER_READY_S = 10.0
 
 
 def start_servers(ctx: StepContext, tool: str, port: int,
-                  argv_of: Callable[[HostHandle], list[str]]) -> str | None:
-    """A server (`fio --server`, `iperf3 -s`) on each host of a fleet step, all at once, each
-    kept in ctx.started for cleanup to stop by PID; None once every one listens on `port`,
-    else why not, in one line."""
+                  argv_of: Callable[[HostHandle], list[str]],
+                  names: list[str] | None = None) -> str | None:
+    """A server (`fio --server`, `iperf3 -s`) on each host of a fleet step (or on `names`
+    of them: a pair step's servers), all at once, each kept in ctx.started for cleanup to
+    stop by PID; None once every one listens on `port`, else why not, in one line."""
     assert ctx.fleet is not None
-    names = list(ctx.step.hosts)
+    names = list(ctx.step.hosts) if names is None else names
 
     def start(h: HostHandle) -> str | None:
         try:

@@ -80,13 +80,16 @@ class NetSoakRunner:
         if isinstance(found, str):
             return StepOutcome("failed", error=found)
         by_name, chosen = found
-        handles = list(by_name.values())
+        used = {h for pair in chosen for h in pair}  # `pairs: N` of many hosts: a few
+        handles = [h for name, h in by_name.items() if name in used]
         ports = assign_ports(chosen, spec.port)
         nics = soak_nics(ctx, handles)
         before = read_counters(ctx, handles, nics, "before")
         for port in sorted(set(ports.values())):
+            receivers = {b for (_, b), p in ports.items() if p == port}
             problem = start_servers(ctx, f"iperf3-{port}", port, lambda h, p=port: [
-                "iperf3", "-s", "-J", "-B", h.host.address, "-p", str(p)])
+                "iperf3", "-s", "-J", "-B", h.host.address, "-p", str(p)],
+                [n for n in by_name if n in receivers])
             if problem:
                 return StepOutcome("failed", error=problem)
         pairs = [SoakPair(by_name[a], by_name[b], ports[(a, b)]) for a, b in chosen]
