@@ -226,9 +226,13 @@ class CephLab:
                 raise LabError(f"{self.dir}: no lab state here; nothing stopped")
             return notes
         if state.mount and os.path.ismount(state.mount):
-            subprocess.run(["umount", state.mount], capture_output=True)
-            if os.path.ismount(state.mount):
-                subprocess.run(["umount", "-l", state.mount], capture_output=True)
+            if not _unmounted(["umount", state.mount]):
+                # a ceph-fuse that no longer answers (seen after a run killed mid-write) holds
+                # umount in the kernel for ever: stop it by its PID, then detach the mount
+                fuse = [d for d in state.daemons if d.name == "ceph-fuse"]
+                if daemons.stop(fuse, DAEMON_GRACE_S):
+                    notes.append("needed SIGKILL: ceph-fuse (it did not answer the unmount)")
+                _unmounted(["umount", "-l", state.mount])
         order = [
             [d for d in state.daemons if d.name == "ceph-fuse"],
             [d for d in state.daemons if d.name.startswith("mds.")],
@@ -318,3 +322,15 @@ class CephLab:
             return subprocess.run(argv, capture_output=True, timeout=15).returncode == 0
         except subprocess.TimeoutExpired:
             return False
+
+
+UMOUNT_TIMEOUT_S = 30
+
+
+def _unmounted(argv: list[str]) -> bool:
+    """True when `argv` (umount) ended in time with status 0; a umount stuck on a FUSE
+    daemon that does not answer is killed (subprocess.run does, by its PID) and is False."""
+    try:
+        return subprocess.run(argv, capture_output=True, timeout=UMOUNT_TIMEOUT_S).returncode == 0
+    except subprocess.TimeoutExpired:
+        return False
