@@ -248,13 +248,12 @@ def _peer(found: Ingested) -> Derived:
     definitions, sysbench's test, threads and settings block."""
     load: dict[str, Any] = {}
     tool = "elbencho"
+    rds = [r.rd for r in found.records if isinstance(r, VdbenchRecord)]
+    if rds:
+        tool, load["rd"] = "vdbench", ", ".join(rds)
     for rec in found.records:
-        if isinstance(rec, ElbenchoPhaseRecord | ElbenchoLiveRecord):
-            load.update(getattr(rec, "params", None) or {})
-        elif isinstance(rec, VdbenchRecord):
-            tool = "vdbench"
-            load.setdefault("rd", ", ".join(r.rd for r in found.records
-                                            if isinstance(r, VdbenchRecord)))
+        if isinstance(rec, ElbenchoPhaseRecord):  # a --livecsv states no parameters
+            load.update(rec.params)
         elif isinstance(rec, SysbenchRecord):
             tool = "sysbench"
             load.update({"test": rec.test, **({"threads": rec.threads} if rec.threads else {}),

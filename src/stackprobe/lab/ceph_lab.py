@@ -38,6 +38,7 @@ FS_NAME = "labfs"
 USABLE_TIMEOUT_S = 180
 MDS_GRACE_S = 2.0  # an MDS lingers ~6 s in a shutdown handshake; the lab has nothing to save
 DAEMON_GRACE_S = 10.0
+UMOUNT_TIMEOUT_S = 30.0  # a umount longer than this waits on a ceph-fuse that no longer answers
 
 
 class LabError(UserError):
@@ -226,13 +227,13 @@ class CephLab:
                 raise LabError(f"{self.dir}: no lab state here; nothing stopped")
             return notes
         if state.mount and os.path.ismount(state.mount):
-            if not _unmounted(["umount", state.mount]):
+            if not self._try(["umount", state.mount], UMOUNT_TIMEOUT_S):
                 # a ceph-fuse that no longer answers (seen after a run killed mid-write) holds
                 # umount in the kernel for ever: stop it by its PID, then detach the mount
                 fuse = [d for d in state.daemons if d.name == "ceph-fuse"]
                 if daemons.stop(fuse, DAEMON_GRACE_S):
                     notes.append("needed SIGKILL: ceph-fuse (it did not answer the unmount)")
-                _unmounted(["umount", "-l", state.mount])
+                self._try(["umount", "-l", state.mount], UMOUNT_TIMEOUT_S)
         order = [
             [d for d in state.daemons if d.name == "ceph-fuse"],
             [d for d in state.daemons if d.name.startswith("mds.")],
@@ -317,20 +318,11 @@ class CephLab:
         return proc.stdout
 
     @staticmethod
-    def _try(argv: list[str]) -> bool:
+    def _try(argv: list[str], timeout: float = 15) -> bool:
+        """True when `argv` ended in time with status 0; one that outlives `timeout` (a
+        umount stuck on a FUSE daemon that does not answer) is killed by its PID
+        (subprocess.run does) and is False."""
         try:
-            return subprocess.run(argv, capture_output=True, timeout=15).returncode == 0
+            return subprocess.run(argv, capture_output=True, timeout=timeout).returncode == 0
         except subprocess.TimeoutExpired:
             return False
-
-
-UMOUNT_TIMEOUT_S = 30
-
-
-def _unmounted(argv: list[str]) -> bool:
-    """True when `argv` (umount) ended in time with status 0; a umount stuck on a FUSE
-    daemon that does not answer is killed (subprocess.run does, by its PID) and is False."""
-    try:
-        return subprocess.run(argv, capture_output=True, timeout=UMOUNT_TIMEOUT_S).returncode == 0
-    except subprocess.TimeoutExpired:
-        return False

@@ -25,7 +25,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import asdict
 from typing import Literal, TypeVar
 
 from pydantic import Field
@@ -36,7 +35,8 @@ from stackprobe.kinds.context import STOPPED, StepContext, StepOutcome, failure_
 from stackprobe.kinds.contract import HostMode, Kind
 from stackprobe.kinds.mpi_launch import MPIRUN, ORTED, MpiLaunchError, over_hosts
 from stackprobe.kinds.network.mpi_report import NoFlaggedMpiPair, mpi_tables
-from stackprobe.kinds.network.pairs import Pairs, pair_count, paired_hosts, step_pairs
+from stackprobe.kinds.network.network import cell_dict
+from stackprobe.kinds.network.pairs import PairHosts, Pairs, pair_count, step_pairs
 from stackprobe.parsers.network.mpi4py_pingpong import parse_mpi4py_pingpong
 from stackprobe.parsers.network.netpipe_text import parse_netpipe
 from stackprobe.schema.fabric_records import MpiPairRecord, MpiStreamRecord
@@ -145,16 +145,14 @@ class MpiPairsRunner:
             "hosts": matrix.hosts, "latency_size": matrix.latency_size,
             "bw_size": matrix.bw_size, "typical_latency_ns": matrix.typical_latency_ns,
             "typical_bw_bytes": matrix.typical_bw_bytes, "host_notes": matrix.host_notes,
-            "cells": [{k: v for k, v in asdict(c).items() if v is not None}
-                      for c in matrix.cells.values()]}}
+            "cells": [cell_dict(c) for c in matrix.cells.values()]}}
         flags = matrix.flags()
         if streams:
             oneway = build_direction_matrix(streams, slow_fraction=spec.slow_fraction)
             findings["mpi_pairs"]["oneway"] = {
                 "size": oneway.size, "typical_bw_bytes": oneway.typical_bw_bytes,
                 "host_notes": oneway.host_notes,
-                "cells": [{k: v for k, v in asdict(c).items() if v is not None}
-                          for c in oneway.cells.values()]}
+                "cells": [cell_dict(c) for c in oneway.cells.values()]}
             flags += oneway.flags()
         kept = [*records, *streams]
         if not any(r.rows for r in records):
@@ -215,7 +213,7 @@ def _under_mpirun(ctx: StepContext, a: HostHandle, b: HostHandle, spec: MpiPairs
     return rec
 
 
-class MpiPairs(Kind):
+class MpiPairs(PairHosts, Kind):
     name = "mpi_pairs"
     spec = MpiPairsStep
     layer = "network"
@@ -257,9 +255,6 @@ class MpiPairs(Kind):
         if spec.oneway:  # mpirun's start again, NetPIPE's trials (about 7) at 1 Gbit/s
             per_pair += 3.0 + 7 * spec.oneway_repeats * spec.max_size.bytes / 125e6
         return pairs * per_pair + 2.0
-
-    def monitored_hosts(self, spec, names, run_id):
-        return paired_hosts(spec.pairs, names, run_id)
 
     def runner(self):
         return MpiPairsRunner()

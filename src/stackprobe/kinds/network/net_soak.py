@@ -29,7 +29,7 @@ from stackprobe.kinds.chunked import chunk_lengths, run_chunks
 from stackprobe.kinds.context import StepContext, StepOutcome, start_servers, stop_started
 from stackprobe.kinds.contract import HostMode, Kind
 from stackprobe.kinds.network.network import IPERF3
-from stackprobe.kinds.network.pairs import Pairs, paired_hosts, step_pairs
+from stackprobe.kinds.network.pairs import PairHosts, Pairs, members, step_pairs
 from stackprobe.kinds.network.soak_chunk import PairChunk, SoakPair, run_chunk
 from stackprobe.kinds.network.soak_counters import counter_records, read_counters, soak_nics
 from stackprobe.kinds.network.soak_report import StableUnderLoad, soak_rows, soak_tables
@@ -80,8 +80,7 @@ class NetSoakRunner:
         if isinstance(found, str):
             return StepOutcome("failed", error=found)
         by_name, chosen = found
-        used = {h for pair in chosen for h in pair}  # `pairs: N` of many hosts: a few
-        handles = [h for name, h in by_name.items() if name in used]
+        handles = [by_name[n] for n in members(chosen, list(by_name))]
         ports = assign_ports(chosen, spec.port)
         nics = soak_nics(ctx, handles)
         before = read_counters(ctx, handles, nics, "before")
@@ -166,7 +165,7 @@ def outcome(records: list[SoakPairRecord], hosts: list[NicCountersRecord], stopp
     return StepOutcome("ok", all_records, None, warnings, findings=findings)
 
 
-class NetSoak(Kind):
+class NetSoak(PairHosts, Kind):
     name = "net_soak"
     spec = NetSoakStep
     layer = "network"
@@ -195,9 +194,6 @@ class NetSoak(Kind):
 
     def tables(self, steps):
         return soak_tables(steps)
-
-    def monitored_hosts(self, spec, names, run_id):
-        return paired_hosts(spec.pairs, names, run_id)
 
     def runner(self):
         return NetSoakRunner()

@@ -25,7 +25,7 @@ from stackprobe.kinds.context import STOPPED, StepContext, StepOutcome, start_se
 from stackprobe.kinds.contract import HostMode, Kind, Tool
 from stackprobe.kinds.network.link_checks import NoFlaggedLink
 from stackprobe.kinds.network.nic_live import watched
-from stackprobe.kinds.network.pairs import Pairs, pair_count, paired_hosts, step_pairs
+from stackprobe.kinds.network.pairs import PairHosts, Pairs, members, pair_count, step_pairs
 from stackprobe.parsers.network.iperf3_json import parse_iperf3_json
 from stackprobe.parsers.network.ping import parse_ping, ping_argv
 from stackprobe.schema.records import NetRecord, PingRecord
@@ -69,15 +69,14 @@ class NetworkRunner:
         if isinstance(found, str):
             return StepOutcome("failed", error=found)
         by_name, chosen = found
-        in_pairs = {h for pair in chosen for h in pair}  # `pairs: N` of many hosts: a few
-        handles = [h for name, h in by_name.items() if name in in_pairs]
+        handles = [by_name[n] for n in members(chosen, list(by_name))]
         links = self._link_speeds(ctx, handles)
         warnings = self._speed_warnings(handles, links)
         port = spec.port
-        servers = [n for n in by_name if any(server == n for _, server in chosen)]
+        receivers = {server for _, server in chosen}
         problem = start_servers(ctx, "iperf3", port,
                                 lambda h: ["iperf3", "-s", "-B", h.host.address, "-p", str(port)],
-                                servers)  # only where a drawn pair sends to: 64 of 1,000
+                                [n for n in by_name if n in receivers])  # where a pair sends to
         if problem:
             return StepOutcome("failed", error=problem, warnings=warnings)
         records: list[NetRecord | PingRecord] = []
@@ -95,7 +94,7 @@ class NetworkRunner:
         warnings += matrix.flags()
         findings = {"network": {"hosts": matrix.hosts, "rows": matrix.as_rows(),
                                 "links": links, "expected_mbps": expected,
-                                "cells": [_cell_dict(c) for c in matrix.cells.values()]}}
+                                "cells": [cell_dict(c) for c in matrix.cells.values()]}}
         ok = [r for r in records if isinstance(r, NetRecord) and not r.error]
         if not ok:
             return StepOutcome("failed", records, "no pair could be measured", warnings,
@@ -159,7 +158,8 @@ class NetworkRunner:
         return net, ping
 
 
-def _cell_dict(cell) -> dict:
+def cell_dict(cell) -> dict:
+    """A matrix cell (a dataclass) as the step's findings keep it: the fields that are set."""
     d = asdict(cell)
     return {k: v for k, v in d.items() if v is not None}
 
@@ -168,7 +168,7 @@ IPERF3 = Tool("iperf3", "iperf3", ("iperf3", "--version"), "network bandwidth")
 PING = Tool("ping", "iputils-ping", ("ping", "-V"), "round-trip latency between hosts")
 
 
-class Network(Kind):
+class Network(PairHosts, Kind):
     name = "network"
     spec = NetworkStep
     layer = "network"
@@ -188,9 +188,6 @@ class Network(Kind):
 
     def estimate_s(self, spec: NetworkStep, hosts):
         return pair_count(spec.pairs, hosts) * (float(spec.seconds) + 2.0) + 2.0
-
-    def monitored_hosts(self, spec, names, run_id):
-        return paired_hosts(spec.pairs, names, run_id)
 
     def runner(self):
         return NetworkRunner()

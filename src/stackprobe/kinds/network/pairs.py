@@ -60,16 +60,22 @@ def resolve_pairs(pairs, names: list[str], seed: str) -> list[tuple[str, str]] |
     return list(dict.fromkeys((a, b) for a, b in pairs))
 
 
-def paired_hosts(pairs, names: list[str], seed: str) -> list[str]:
-    """The hosts of `names` that the pairs measured take part in, in their order (all of
-    them when the list given is wrong: the step says why when it starts). What the
-    executor watches for a pair step: 64 pairs drawn among 1,000 hosts touch at most 128,
-    and sadc on the other 872 would cost the controller for nothing (docs/scale.md)."""
-    chosen = resolve_pairs(pairs, names, seed)
-    if isinstance(chosen, str):
-        return names
+def members(chosen: list[tuple[str, str]], names: list[str]) -> list[str]:
+    """The hosts of `names` that the pairs `chosen` take part in, in their order: 64 pairs
+    drawn among 1,000 hosts touch at most 128, and a pair step has nothing to do on the
+    others (no link probe, no counters, no sadc)."""
     used = {h for pair in chosen for h in pair}
     return [n for n in names if n in used]
+
+
+class PairHosts:
+    """For a pair kind (mixed in before Kind): the executor watches (sadc) only the hosts
+    of the pairs drawn with the run id — the same draw the step makes — or all of them
+    when the list given is wrong (the step says why when it starts; docs/scale.md)."""
+
+    def monitored_hosts(self, spec, names: list[str], run_id: str) -> list[str]:
+        chosen = resolve_pairs(spec.pairs, names, run_id)
+        return names if isinstance(chosen, str) else members(chosen, names)
 
 
 def pair_count(pairs, hosts: int) -> int:

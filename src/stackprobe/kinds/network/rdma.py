@@ -25,7 +25,7 @@ from typing import Literal, get_args
 from pydantic import Field, model_validator
 
 from stackprobe.kinds.contract import HostMode, Kind, Tool
-from stackprobe.kinds.network.pairs import Pairs, pair_count, paired_hosts
+from stackprobe.kinds.network.pairs import PairHosts, Pairs, pair_count
 from stackprobe.kinds.network.rdma_report import NoFlaggedRdmaPair, rdma_tables
 from stackprobe.kinds.network.rdma_run import RdmaRunner
 from stackprobe.kinds.probes import ReadsTrees
@@ -70,7 +70,7 @@ PERFTEST = tuple(Tool(f"ib_{t}", "perftest", dpkg_version("perftest"),
                       f"RDMA {t.replace('_', ' ')} between host pairs") for t in TESTS)
 
 
-class Rdma(Kind):
+class Rdma(PairHosts, Kind):
     name = "rdma"
     spec = RdmaStep
     layer = "network"
@@ -105,9 +105,6 @@ class Rdma(Kind):
         per_test = (spec.duration.seconds if spec.duration is not None
                     else (23 if spec.size == "all" else 1) * 2.0 * scale)
         return pairs * len(spec.tests) * (per_test + 3.0) + 2.0
-
-    def monitored_hosts(self, spec, names, run_id):
-        return paired_hosts(spec.pairs, names, run_id)
 
     def runner(self):
         return RdmaRunner()
