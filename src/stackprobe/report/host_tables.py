@@ -91,8 +91,12 @@ def network_table(step: StepResult, n: dict) -> TextTable:
             text += f" ({fmt_ns(c['rtt_avg_ns'])})"
         return f"{FLAG} {text}" if c.get("flags") else text
 
+    def slowest_first(pair: tuple[str, str]) -> tuple:
+        c = cells[pair]
+        return (not (c.get("error") or c.get("flags")), c.get("bps") or 0.0, pair)
+
     t = pair_matrix(f"Network matrix, Gbit/s client → server ({step.id})", "client \\ server",
-                    hosts, cell)
+                    hosts, cell, order=slowest_first)
     speeds = ", ".join(f"{h} {v['nic']} {v['speed_mbps']:.0f} Mb/s" if v.get("speed_mbps")
                        else f"{h} unknown" for h, v in sorted(n.get("links", {}).items()))
     if speeds:

@@ -13,6 +13,7 @@ from stackprobe.report.host_tables import figure_text
 from stackprobe.report.svg import diverging
 from stackprobe.report.svg_charts import HeatCell, heatmap
 from stackprobe.schema.results import StepResult
+from stackprobe.tables.pair_matrix import dense
 from stackprobe.units import fmt_ns
 
 FAILED_FILL = "#8c1d13"
@@ -22,11 +23,16 @@ WIDTH = 720
 def step_heatmaps(step: StepResult) -> list[str]:
     f = step.findings
     charts = []
-    if f.get("network", {}).get("hosts"):
+    if f.get("network", {}).get("hosts") and _dense(f["network"]):
         charts.append(network_heatmap(step.id, f["network"]))
     if f.get("consistency"):
         charts.append(consistency_heatmap(step.id, f["consistency"]))
     return charts
+
+
+def _dense(n: dict) -> bool:
+    """Drawn as a matrix (tables/pair_matrix.py), so as a heatmap; else the pairs' list alone."""
+    return dense(len(n["hosts"]), sum(1 for c in n.get("cells", []) if c.get("client") != c.get("server")))
 
 
 def network_heatmap(step_id: str, n: dict) -> str:
