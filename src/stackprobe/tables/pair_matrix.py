@@ -37,8 +37,8 @@ def pair_matrix(title: str, corner: str, hosts: list[str],
         for a in hosts:
             t.rows.append([a, *("—" if a == b else texts.get((a, b), "") for b in hosts)])
         return t
-    row_name, col_name = (w.strip() for w in corner.split("\\", 1))
-    t = TextTable(title, [row_name, col_name, "measured"], layer=layer)
+    row_name, _, col_name = (w.strip() for w in corner.partition("\\"))
+    t = TextTable(title, [row_name or "from", col_name or "to", "measured"], layer=layer)
     for a, b in sorted(texts, key=order) if order else texts:
         t.rows.append([a, b, texts[(a, b)]])
     n = len(hosts)
