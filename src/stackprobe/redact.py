@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -88,14 +88,30 @@ def _assignment(match: re.Match[str]) -> str:
     return f"{name}={_hidden(match.group(2))}" if secret_name(name) else match.group(0)
 
 
-# The literal each pattern cannot match without (its gate). Why: a run keeps megabytes of
-# monitor samples and tool output per host, and the patterns scan about 2 MB/s; most text
-# holds none of these words, and a substring test is a hundred times faster. For ASCII text
-# the gates are exact: a pattern matches only where its literal is (the case-blind ones
-# looked up in the lower-cased text), and REDACTED, all that a substitution adds, holds no
-# gate. Text with other characters gets every pattern (case-blind matching folds some
-# non-ASCII letters onto ASCII ones, e.g. the Kelvin sign onto k).
+def _keep_prefix(match: re.Match[str]) -> str:
+    return match.group(1) + REDACTED
+
+
+# Each pattern in the order it is applied, its replacement, and its gate: whether the text
+# (and its lower-cased form) holds the literal the pattern cannot match without. Why the
+# gates: a run keeps megabytes of monitor samples and tool output per host, and the
+# patterns scan about 2 MB/s; most text holds none of these words, and a substring test is
+# a hundred times faster. For ASCII text the gates are exact: a pattern matches only where
+# its literal is (the case-blind ones looked up in the lower-cased text), and REDACTED, all
+# that a substitution adds, holds no gate. Text with other characters gets every pattern
+# (case-blind matching folds some non-ASCII letters onto ASCII ones, e.g. the Kelvin sign
+# onto k).
 _SETTING_WORDS = ("pass", "secret", "api", "token")
+_Replacement = str | Callable[[re.Match[str]], str]
+_PATTERNS: tuple[tuple[re.Pattern[str], _Replacement, Callable[[str, str], bool]], ...] = (
+    (_CEPHX, REDACTED, lambda text, lower: "AQ" in text),
+    (_S3_SECRET, _keep_prefix, lambda text, lower: "://" in text),
+    (_URL_PASSWORD, _keep_prefix, lambda text, lower: "://" in text),
+    (_FLAG, _hide_value, lambda text, lower: any(f in text for f in SECRET_FLAGS)),
+    (_SETTING, _hide_value, lambda text, lower: any(w in lower for w in _SETTING_WORDS)),
+    (_KEY_LINE, _hide_value, lambda text, lower: "key" in lower),
+    (_ASSIGNMENT, _assignment, lambda text, lower: any(p in text for p in SECRET_NAME_PARTS)),
+)
 
 
 def redact_patterns(text: str) -> str:
@@ -103,30 +119,16 @@ def redact_patterns(text: str) -> str:
     if not text.isascii():
         return _every_pattern(text)
     lower = text.lower()
-    if "AQ" in text:
-        text = _CEPHX.sub(REDACTED, text)
-    if "://" in text:
-        text = _S3_SECRET.sub(lambda m: m.group(1) + REDACTED, text)
-        text = _URL_PASSWORD.sub(lambda m: m.group(1) + REDACTED, text)
-    if any(flag in text for flag in SECRET_FLAGS):
-        text = _FLAG.sub(_hide_value, text)
-    if any(word in lower for word in _SETTING_WORDS):
-        text = _SETTING.sub(_hide_value, text)
-    if "key" in lower:
-        text = _KEY_LINE.sub(_hide_value, text)
-    if any(part in text for part in SECRET_NAME_PARTS):
-        text = _ASSIGNMENT.sub(_assignment, text)
+    for pattern, replacement, gate in _PATTERNS:
+        if gate(text, lower):
+            text = pattern.sub(replacement, text)
     return text
 
 
 def _every_pattern(text: str) -> str:
-    text = _CEPHX.sub(REDACTED, text)
-    text = _S3_SECRET.sub(lambda m: m.group(1) + REDACTED, text)
-    text = _URL_PASSWORD.sub(lambda m: m.group(1) + REDACTED, text)
-    text = _FLAG.sub(_hide_value, text)
-    text = _SETTING.sub(_hide_value, text)
-    text = _KEY_LINE.sub(_hide_value, text)
-    return _ASSIGNMENT.sub(_assignment, text)
+    for pattern, replacement, _ in _PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 def worth_registering(value: str) -> bool:
