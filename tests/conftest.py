@@ -135,6 +135,7 @@ def local_sshd(tmp_path_factory):
     for name in ("host_key", "client_key"):
         subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(d / name)], check=True)
     (d / "authorized_keys").write_text((d / "client_key.pub").read_text())
+    (home := d / "home").mkdir()
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -142,7 +143,8 @@ def local_sshd(tmp_path_factory):
         f"ListenAddress 127.0.0.1\nPort {port}\nHostKey {d / 'host_key'}\n"
         f"AuthorizedKeysFile {d / 'authorized_keys'}\nPidFile {d / 'sshd.pid'}\n"
         "PermitRootLogin prohibit-password\nPasswordAuthentication no\nUsePAM no\n"
-        "StrictModes no\nMaxSessions 20\n")
+        "StrictModes no\nMaxSessions 20\n"
+        f'SetEnv "HOME={home}"\n')  # not this machine's ~/.bashrc on every command
     Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege-separation dir; left in place
     proc = subprocess.Popen(["/usr/sbin/sshd", "-D", "-e", "-f", str(d / "sshd_config")],
                             stdout=subprocess.DEVNULL, stderr=open(d / "sshd.log", "wb"))
