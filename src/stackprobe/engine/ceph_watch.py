@@ -9,11 +9,13 @@ cluster did, as Ceph counts it, read-only through the run's Ceph target:
   stats` and `health detail`;
 - after it: the same three and every OSD's `perf dump` again.
 
-The commands of one moment run at once, and one `tell osd.*` asks every OSD: each `ceph`
-is a process that starts Python and connects to the monitors (0.3-0.5 s of CPU here), and
-one after the other, one per OSD, they added 4 s to every Ceph step (ceph-quick: 31 steps,
-two minutes between measurements). A one-OSD cluster's `tell osd.*` does not name its OSD:
-`ceph osd ls` then does.
+The commands go through the run's one connected librados client (kinds/ceph/shell.py,
+milliseconds a command) when it started, else each is a `ceph` process that starts Python
+and connects to the monitors (0.3-0.5 s of CPU here). The commands of one moment run at
+once, and one `tell osd.*` asks every OSD: one CLI process per OSD, one after the other,
+added 4 s to every Ceph step (ceph-quick: 31 steps, two minutes between measurements). A
+one-OSD cluster's `tell osd.*` through the CLI does not name its OSD: `ceph osd ls` then
+does.
 
 Every output is kept unchanged in the step directory, one JSON line per command (`t`,
 `phase`, `osd`, `rc`, `stdout`, `stderr`; FILES), and the summary (analysis/osd_view.py,
@@ -35,6 +37,7 @@ from typing import Any
 
 from stackprobe.analysis.cluster_view import health_hints, health_view, pool_view
 from stackprobe.analysis.osd_view import osd_hints, osd_view
+from stackprobe.kinds.ceph.shell import CephShell
 from stackprobe.kinds.ceph.target import CephTarget
 from stackprobe.parsers.ceph.health_detail import parse_health_detail
 from stackprobe.parsers.ceph.osd_perf import parse_osd_perf
@@ -57,9 +60,11 @@ class CephWatch:
     """start() before the step's load, stop(step_dir) after its cleanup."""
 
     def __init__(self, target: CephTarget, transport: Transport, *,
-                 interval_s: float = INTERVAL_S, max_s: float | None = None):
+                 interval_s: float = INTERVAL_S, max_s: float | None = None,
+                 shell: CephShell | None = None):
         self.target = target
         self.transport = transport
+        self.shell = shell  # the run's connected librados client, else each command a `ceph`
         self.interval_s = interval_s
         self.max_s = max_s
         self.osds: list[int] = []
@@ -71,6 +76,8 @@ class CephWatch:
 
     # ------------------------------------------------------------------ commands
     def _ceph(self, *args: str) -> CommandResult:
+        if self.shell is not None and (res := self.shell.run(args)) is not None:
+            return res
         return self.transport.run(["ceph", *self.target.cli(), "--connect-timeout", "30",
                                    *args, "-f", "json"], timeout=COMMAND_TIMEOUT_S)
 

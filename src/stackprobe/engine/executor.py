@@ -30,6 +30,7 @@ from stackprobe.engine.step_monitor import StepMonitors, storage_targets
 from stackprobe.errors import UserError
 from stackprobe.kinds import registry
 from stackprobe.kinds.ceph.session import CephSession
+from stackprobe.kinds.ceph.shell import CephShell
 from stackprobe.kinds.context import StepContext, StepOutcome, TargetInfo, command_record
 from stackprobe.report.history import index_figures
 from stackprobe.schema.results import CommandRecord, RunInfo, RunResults, StepResult
@@ -38,6 +39,7 @@ from stackprobe.store.index import record_run
 from stackprobe.store.rundir import RunDir, atomic_write, utc_now_iso
 from stackprobe.transport.base import CommandResult, Transport
 from stackprobe.transport.fleet import Fleet, HostHandle
+from stackprobe.transport.local import LocalTransport
 
 MIN_STEP_TIMEOUT_S = 120.0
 DONE = ("ok", "partial", "failed")  # a step in one of these states is complete: resume keeps it
@@ -105,6 +107,8 @@ class Executor:
         self._link_speeds: dict[str, dict[str, float]] = {}  # host -> nic -> Mb/s
         # (monotonic time, status): the health the last Ceph step's watch read as it ended
         self._ceph_health: tuple[float, str] | None = None
+        self._ceph_shell: CephShell | None = None  # watching's librados client, once started
+        self._ceph_shell_tried = False
         self.stop_requested = False
         self.setup_failed = False
         self.results = RunResults(
@@ -270,7 +274,8 @@ class Executor:
         watch = None
         if self.settings.monitor and step.on_ceph and self.ceph is not None:
             targets += storage_targets(self.fleet, {name for name, _, _ in targets})
-            watch = CephWatch(self.ceph.target, self.transport, max_s=max_s)
+            watch = CephWatch(self.ceph.target, self.transport, max_s=max_s,
+                              shell=self._watch_shell())
         if self.fleet is not None:
             roles.update({n: list(self.fleet[n].host.roles) for n, _, _ in targets
                           if n in self.fleet.handles})
@@ -388,7 +393,19 @@ class Executor:
             atomic_write(ctx.step_dir / "error.txt", traceback.format_exc())
             return StepOutcome("failed", error=f"{type(exc).__name__}: {exc} (see error.txt)")
 
+    def _watch_shell(self) -> CephShell | None:
+        """The run's one librados client for watching Ceph steps, started with the first
+        one (on this machine only: the run's Ceph files are here); None: the `ceph` CLI."""
+        if not self._ceph_shell_tried and self.ceph is not None \
+                and isinstance(self.transport, LocalTransport):
+            self._ceph_shell_tried = True
+            shell = CephShell(self.ceph.target, self.transport.host)
+            self._ceph_shell = shell if shell.start() else None
+        return self._ceph_shell
+
     def _finish(self) -> None:
+        if self._ceph_shell is not None:
+            self._ceph_shell.close()
         if self.health_watch is not None:
             self.health_watch.after(self.results)
         for result in self.results.steps:
