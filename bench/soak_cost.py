@@ -14,7 +14,10 @@ in 2-minute chunks, then three figures extrapolated to a day on one host:
   figure errs high. Goal: < 200 MB.
 - `rss_growth_mb`: the `stackprobe run` process's resident memory, sampled every 0.2 s,
   fitted by least squares from the end of the first chunk to the end of the last one,
-  times a day (flat memory: ~0). The monitor's stop after the step is printed apart
+  times a day (flat memory: ~0). The soak keeps its first and last `--keep` seconds
+  (default 60) second by second, and so does its monitor (the soak's `keep`), so both are
+  in their bounded state from the end of the second minute, the first chunk's end: a
+  soak's default ten minutes would keep growing through a 10-minute run by design. The monitor's stop after the step is printed apart
   (`monitor_end_mb`, measured, not scaled): the step's monitor is read a segment at a
   time (a segment is one soak period), so its stop reads the last segment only and does
   not grow with the step's length.
@@ -30,7 +33,7 @@ in 2-minute chunks, then three figures extrapolated to a day on one host:
 `--short` (what `make test` runs, so the script cannot rot): a 20 s soak in 10 s chunks,
 an hour for the synthetic day and the fold; the same lines, no figure worth quoting.
 
-Usage: python bench/soak_cost.py [--minutes M] [--chunk S] [--short]
+Usage: python bench/soak_cost.py [--minutes M] [--chunk S] [--keep S] [--short]
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from stackprobe.analysis.soak_series import PeriodJudge, SeriesKeeper  # noqa: E402
+from stackprobe.kinds.storage_soak import SoakSpec  # noqa: E402
 from stackprobe.monitor.segments import HostFold  # noqa: E402
 from stackprobe.monitor.summary import write_samples_json  # noqa: E402
 from stackprobe.parsers.fio.fio_log import series_from_logs  # noqa: E402
@@ -59,6 +63,7 @@ from stackprobe.schema.records import SeriesPoint  # noqa: E402
 from stackprobe.schema.storage_soak_records import SoakChunk  # noqa: E402
 
 DAY = 86_400.0
+DEFAULT_KEEP_S = SoakSpec.model_fields["keep"].default.seconds  # a soak's, and the monitor's
 FOLD_MARKS = (600, 1800, 3600, 6 * 3600, 86_400)  # seconds fed to the fold when its memory is read
 SUITE = """name: soak-cost
 steps:
@@ -71,7 +76,7 @@ steps:
     ioengine: libaio
     direct: 1
     options: {{rate_iops: 4000}}
-    soak: {{duration: {duration}s, chunk: {chunk}s, period: {chunk}s}}
+    soak: {{duration: {duration}s, chunk: {chunk}s, period: {chunk}s, keep: {keep}s}}
 """
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
 
@@ -167,7 +172,10 @@ def synthetic_day(run_dir: Path, day_dir: Path, chunk_s: float, span_s: float = 
     if not measured:
         raise SystemExit("the soak's chunks have no per-second logs")
     soak = next(r for r in step["records"] if r["type"] == "storage_soak")
-    keeper, judge = SeriesKeeper(keep_s=soak["keep_s"]), PeriodJudge(soak["metric"], soak["period_s"])
+    # a day keeps what a day's soak keeps by default (ten minutes at each end), whatever
+    # the run kept to reach its bounded state within minutes
+    keeper = SeriesKeeper(keep_s=DEFAULT_KEEP_S)
+    judge = PeriodJudge(soak["metric"], soak["period_s"])
     t, i = 0.0, 0
     while t < span_s:
         p = measured[i % len(measured)]
@@ -179,7 +187,7 @@ def synthetic_day(run_dir: Path, day_dir: Path, chunk_s: float, span_s: float = 
     judge.close()
     template = soak["chunks"][0]
     per_day = int(span_s // 600)
-    soak.update(seconds=int(span_s), chunks_planned=per_day, chunks_run=per_day,
+    soak.update(seconds=int(span_s), chunks_planned=per_day, chunks_run=per_day, keep_s=DEFAULT_KEEP_S,
                 points=[s.model_dump(mode="json", exclude_none=True) for s in keeper.samples()],
                 periods=[p.model_dump(mode="json", exclude_none=True) for p in judge.periods],
                 chunks=[SoakChunk(**{**template, "index": k, "start_s": k * 600.0,
@@ -275,9 +283,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--minutes", type=float, default=10.0)
     ap.add_argument("--chunk", type=float, default=120.0, help="seconds per chunk")
+    ap.add_argument("--keep", type=float, default=60.0,
+                    help="the soak's `keep`: whole seconds kept at each end (monitor too)")
     ap.add_argument("--short", action="store_true", help="seconds: does the script still work")
     args = ap.parse_args()
     duration, chunk = (20.0, 10.0) if args.short else (args.minutes * 60, args.chunk)
+    keep = 5.0 if args.short else args.keep
     # --short checks that the script works: its synthetic day is an hour, its fold
     # memory stops at an hour (a day of tracemalloc costs about a minute)
     span, marks = (3600.0, (600, 1800, 3600)) if args.short else (DAY, FOLD_MARKS)
@@ -286,7 +297,7 @@ def main() -> None:
         target, runs = tmp / "target", tmp / "runs"
         target.mkdir()
         suite = tmp / "soak.yaml"
-        suite.write_text(SUITE.format(duration=int(duration), chunk=int(chunk)))
+        suite.write_text(SUITE.format(duration=int(duration), chunk=int(chunk), keep=int(keep)))
         t0 = time.monotonic()
         proc = subprocess.Popen([sys.executable, "-m", "stackprobe", "run", str(suite),
                                  "--target", str(target), "--out", str(runs), "--quiet"],

@@ -98,3 +98,27 @@ def test_host_fold_keeps_each_segment_raw_and_counts_a_second_read_twice_once(re
             at += 1
     assert docs == [json.loads(text)] * 2
     assert fold.summary(None)["samples"] == fold.fold.samples
+
+
+def test_a_soaks_keep_is_its_monitors_and_bounds_it_from_twice_keep_on(recorded, tmp_path):
+    """A soak keeps its first and last `keep` seconds whole, and so does its monitor: what
+    the monitor holds stops growing by the second once 2 x keep seconds have passed."""
+    from stackprobe.kinds import registry
+    from stackprobe.suite.loader import parse_suite
+
+    suite = parse_suite("name: k\nsteps:\n  - {kind: fio, name: s, rw: read, bs: 4k, size: 16M, "
+                            "soak: {duration: 2h, chunk: 10m, period: 30m, keep: 90s}}\n"
+                            "  - {kind: fio, name: plain, rw: read, bs: 4k, size: 16M, runtime: 5}\n", "k.yaml")
+    soaked, plain = suite.steps
+    fio = registry.kind("fio")
+    assert (fio.monitor_segment_s(soaked), fio.monitor_keep_s(soaked)) == (1800.0, 90.0)
+    assert fio.monitor_keep_s(plain) is None and fio.monitor_segment_s(plain) is None
+    assert registry.kind("memory").monitor_keep_s(None) is None  # the kinds without soak: none
+    _, series = recorded
+    fold = HostFold("h1", tmp_path / "unused.gz", keep_s=90)
+    held = []
+    for n, s in enumerate(_day(series, 1800), start=1):
+        fold.take(MonitorSeries(host="h1", interval_s=1, ncpu=series.ncpu, samples=[s]))
+        if n in (400, 1800):
+            held.append(len(fold.series().samples))
+    assert held[0] <= 90 + 90 + 5 and held[1] <= 90 + 90 + 1800 // 60, held  # 400, 1210 at 10 min

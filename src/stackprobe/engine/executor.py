@@ -281,6 +281,7 @@ class Executor:
                           if n in self.fleet.handles})
         return StepMonitors(targets, self._link_speeds, max_s=max_s, roles=roles, ceph=watch,
                             segment_s=registry.kind(step.kind).monitor_segment_s(step.spec),
+                            keep_s=registry.kind(step.kind).monitor_keep_s(step.spec),
                             step_dir=self.run_dir.step_dir(step.id))
 
     def _cluster_broke(self, result: StepResult) -> bool:

@@ -89,6 +89,7 @@ class StepMonitors:
     # a step of hours: sadc read a segment at a time (monitor/sampler.py), each folded into
     # `folds` and its raw output kept compressed in `step_dir` (monitor/segments.py)
     segment_s: float | None = None
+    keep_s: float | None = None  # whole seconds kept at each end (None: the fold's own)
     step_dir: Path | None = None
     folds: dict[str, HostFold] = field(default_factory=dict)
 
@@ -101,7 +102,8 @@ class StepMonitors:
                 res = transport.run(SPEEDS_ARGV, timeout=30)
                 self.link_speeds[host] = parse_link_speeds(res.stdout) if res.ok else {}
             if self.segment_s and self.step_dir is not None:
-                fold = self.folds[host] = HostFold(host, self.step_dir / raw_name(host, True))
+                fold = self.folds[host] = HostFold(host, self.step_dir / raw_name(host, True),
+                                                      keep_s=self.keep_s)
                 m = HostMonitor(max_s=self.max_s, segment_s=self.segment_s, on_segment=fold.add)
             else:
                 m = HostMonitor(max_s=self.max_s)

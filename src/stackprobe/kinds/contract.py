@@ -127,6 +127,11 @@ class Kind:
         an hour is read an hour at a time."""
         return MONITOR_SEGMENT_S if self.estimate_s(spec, 1) > MONITOR_SEGMENT_S else None
 
+    def monitor_keep_s(self, spec: StepSpec) -> float | None:
+        """Seconds a segmented monitor keeps second by second at each end of the step (the
+        rest in buckets, monitor/stream_fold.py); None: the monitor's own ten minutes."""
+        return None
+
     def local_bytes(self, spec: StepSpec) -> int:
         """Of those, the bytes on the run's target directory (the free-space check); a
         step on Ceph lays its data out in the cluster."""

@@ -37,6 +37,22 @@ MAX_FAILED_IN_A_ROW = 3  # a tool that keeps failing ends the soak, saying why
 MIN_CHUNK_S = 2.0  # a tool started again every chunk; tests use seconds
 
 
+class SoakMonitoring:
+    """What a kind with `soak:` tells the monitor (before Kind in its bases): read a
+    period at a time, the hour it judges on its own, and keep as many whole seconds at
+    each end as the soak keeps of its own series."""
+
+    def monitor_segment_s(self, spec):
+        if spec.soak is not None:
+            return spec.soak.period.seconds
+        return super().monitor_segment_s(spec)  # type: ignore[misc]
+
+    def monitor_keep_s(self, spec):
+        if spec.soak is not None:
+            return spec.soak.keep.seconds
+        return super().monitor_keep_s(spec)  # type: ignore[misc]
+
+
 class SoakSpec(StrictModel):
     """Run the step's workload for `duration`, time-based over its bounded data set, in
     `chunk`s; each `period` judged on its own; `keep` seconds per-second at each end."""

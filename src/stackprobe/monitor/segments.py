@@ -18,11 +18,11 @@ from stackprobe.parsers.host.sadf_json import MonitorSeries
 
 
 class HostFold:
-    def __init__(self, host: str, raw_path: Path):
+    def __init__(self, host: str, raw_path: Path, keep_s: float | None = None):
         self.host = host
         self.raw_path = raw_path
         self.fold = SummaryFold()
-        self.keeper = SampleKeeper()
+        self.keeper = SampleKeeper() if keep_s is None else SampleKeeper(keep_s=keep_s)
         self.interval_s: float | None = None
         self.ncpu: int | None = None
         self._last_t: float | None = None

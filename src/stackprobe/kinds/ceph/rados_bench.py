@@ -25,6 +25,7 @@ from stackprobe.kinds.ceph.rados_soak import RadosSoakSpec, objects_for, run_rad
 from stackprobe.kinds.context import StepContext, StepOutcome, failure_message
 from stackprobe.kinds.contract import CephNeeds, ClusterIo, HostMode, Kind
 from stackprobe.kinds.live import stdout_reader
+from stackprobe.kinds.storage_soak import SoakMonitoring
 from stackprobe.parsers.ceph.rados_bench import parse_rados_bench
 from stackprobe.schema.records import IoRecord
 from stackprobe.schema.results import StepResult
@@ -156,7 +157,7 @@ def rados_matrix(steps: Sequence[StepResult]) -> TextTable:
     return table
 
 
-class RadosBench(Kind):
+class RadosBench(SoakMonitoring, Kind):
     name = "rados_bench"
     spec = RadosBenchStep
     layer = "cluster"
@@ -174,10 +175,6 @@ class RadosBench(Kind):
 
     def headline(self, spec):
         return "bw"
-
-    def monitor_segment_s(self, spec):
-        """A soak's monitor is read a period at a time: the hour it judges on its own."""
-        return spec.soak.period.seconds if spec.soak is not None else super().monitor_segment_s(spec)
 
     def estimate_s(self, spec: RadosBenchStep, hosts):
         if spec.soak is not None:  # the object set's write at ~100 MB/s, then the reads

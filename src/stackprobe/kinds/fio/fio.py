@@ -46,7 +46,7 @@ from stackprobe.kinds.fio.rbd_vs_cephfs import rbd_vs_cephfs
 from stackprobe.kinds.fio.soak import run_soak, soak_job, soak_problem, soak_seconds
 from stackprobe.kinds.fio.steady import SteadyMonitor, SteadySpec
 from stackprobe.kinds.live import stdout_reader
-from stackprobe.kinds.storage_soak import SoakSpec
+from stackprobe.kinds.storage_soak import SoakMonitoring, SoakSpec
 from stackprobe.parsers.fio.fio_json import FioJsonError, parse_fio_json
 from stackprobe.parsers.fio.fio_log import series_from_logs
 from stackprobe.safety.job_paths import WORK, job_lines, parse_jobs, plan_uses_of
@@ -267,7 +267,7 @@ class FioRunner:
 OWN_FIELDS = ("steady_state", "advice", "soak")  # the fio kind's fields beside fio's parameters
 
 
-class Fio(Kind):
+class Fio(SoakMonitoring, Kind):
     name = "fio"
     spec = FioStep
     layer = "disk"  # on an RBD image or the CephFS: 'client'
@@ -327,10 +327,6 @@ class Fio(Kind):
         if spec.bs is not None and spec.bs.bytes >= 256 * 1024:
             return "bw"
         return "iops"
-
-    def monitor_segment_s(self, spec):
-        """A soak's monitor is read a period at a time: the hour it judges on its own."""
-        return spec.soak.period.seconds if spec.soak is not None else super().monitor_segment_s(spec)
 
     def estimate_s(self, spec: FioStep, hosts):
         if spec.job_file is not None:
