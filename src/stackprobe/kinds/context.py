@@ -208,7 +208,11 @@ def start_servers(ctx: StepContext, tool: str, port: int,
     stop by PID; None once every one listens on `port`, else why not, in one line."""
     assert ctx.fleet is not None
     names = list(ctx.step.hosts) if names is None else names
-    _port_released(ctx, names, port)
+    # the server of the step before, stopped by its PID, may still hold its socket for a
+    # moment: a new server would then not bind while the old socket passed the readiness
+    # check (seen once in three runs of the multi-host lab, fio's client then missing a
+    # host). Something else on the port after that is left to the readiness check.
+    _until_port(ctx, names, port, listening=False, within_s=PORT_RELEASED_S)
 
     def start(h: HostHandle) -> str | None:
         try:
@@ -221,33 +225,27 @@ def start_servers(ctx: StepContext, tool: str, port: int,
     problems = [p for p in ctx.fleet.each(start, names).values() if p]
     if problems:
         return "; ".join(problems)
-    deadline = time.monotonic() + SERVER_READY_S
-    waiting = names
-    while waiting and time.monotonic() < deadline:
-        time.sleep(0.2)
-        up = ctx.fleet.each(lambda h: h.listening(port), waiting)
-        waiting = [n for n in waiting if not up[n]]
+    waiting = _until_port(ctx, names, port, listening=True, within_s=SERVER_READY_S)
     if waiting:
         return f"{tool} server not listening on " + ", ".join(
             f"{n} ({ctx.fleet[n].host.address}:{port})" for n in waiting)
     return None
 
 
-def _port_released(ctx: StepContext, names: list[str], port: int) -> None:
-    """Wait (up to PORT_RELEASED_S) until nothing listens on `port` on the hosts: the server
-    of the step before, stopped by its PID, may still hold its socket for a moment, and a
-    new server would then not bind while the old socket passed the readiness check (seen
-    once in three runs of the multi-host lab, fio's client then missing a host). Something
-    else on the port after that is left to the readiness check, as before."""
+def _until_port(ctx: StepContext, names: list[str], port: int, *, listening: bool,
+                within_s: float) -> list[str]:
+    """Ask the hosts every 0.2 s, for up to `within_s`, whether something listens on TCP
+    `port`, until each answers `listening`; the hosts that never did."""
     assert ctx.fleet is not None
-    deadline = time.monotonic() + PORT_RELEASED_S
-    busy = names
-    while busy:
-        up = ctx.fleet.each(lambda h: h.listening(port), busy)
-        busy = [n for n in busy if up[n]]
-        if not busy or time.monotonic() >= deadline:
-            return
+    deadline = time.monotonic() + within_s
+    waiting = names
+    while waiting:
+        up = ctx.fleet.each(lambda h: h.listening(port), waiting)
+        waiting = [n for n in waiting if up[n] != listening]
+        if not waiting or time.monotonic() >= deadline:
+            break
         time.sleep(0.2)
+    return waiting
 
 
 MAX_MESSAGE = 300
