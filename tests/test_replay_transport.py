@@ -120,3 +120,20 @@ def test_a_fleet_reaches_its_hosts_through_what_it_is_given(tmp_path):
         fleet.open()  # every host's mkdir answered from the one recording
     finally:
         fleet.pool.close()
+
+
+def test_a_command_asked_again_gets_the_recorded_hosts_answers_in_order(tmp_path):
+    """A wait that asks the same question until the answer changes (is the port free, is the
+    server listening) must see the change on a replayed host too: each recorded host's
+    answers in the order it got them, the last repeated — not one answer forever."""
+    rec = Recording(root=str(tmp_path))
+    for name, answers in (("h1", ["free", "free", "listening"]), ("h2", ["free", "listening"])):
+        for out in answers:
+            rec.add(Exchange(name, "", "ss -ltn", 1 if out == "free" else 0, out, "", 0.0))
+    seen = {}
+    for index in (0, 1, 2):
+        replay = ReplayTransport(f"h{index + 7}", "127.1.0.8", rec, index=index)
+        seen[index] = [replay.run(["ss", "-ltn"]).stdout for _ in range(4)]
+    assert seen[0] == ["free", "free", "listening", "listening"]  # h1's answers
+    assert seen[1] == ["free", "listening", "listening", "listening"]  # h2's
+    assert seen[2] == seen[0]  # the third replayed host answers as the first recorded one

@@ -10,8 +10,10 @@ printed on a real lab host, after as long as it took there. Its answers come fro
 A command is matched by its argv with what differs between hosts and runs written out:
 lab addresses (10.99.0.x) and replay addresses (127.x.y.z) as `{addr}`, host names
 (`h12`) as `{host}`, the run id as `{run}`, the directory the run was made in as `{root}`.
-Several recordings of one command (one per real host) are handed out in turn, host by
-host; the replayed output gets the replaying host's own address where the recorded host's
+Several recordings of one command are handed out host by host (replayed host i answers
+as recorded host i modulo their number), and a command one host asked several times (is
+the port free yet, is the server listening yet) is answered in the order the recorded host
+got its answers, the last one repeated once they run out; the replayed output gets the replaying host's own address where the recorded host's
 stood (`ip addr` says which NIC holds it). A command no recording answers fails with exit
 status 127 and says so: the replay never invents an output. Commands whose argv grows with
 the number of hosts (fio's `--client` list) are answered by a `Responder` the caller gives,
@@ -85,6 +87,16 @@ class Recording:
 
     def answers(self, kind: str, key: str) -> list[Exchange]:
         return self._by_key.get((kind, key), [])
+
+    def answers_of(self, kind: str, key: str, index: int) -> list[Exchange]:
+        """The recordings of one command as the `index`-th of the hosts that ran it got them
+        (hosts in the order they first ran it), in order."""
+        answers = self.answers(kind, key)
+        hosts = list(dict.fromkeys(e.host for e in answers))
+        if not hosts:
+            return []
+        host = hosts[index % len(hosts)]
+        return [e for e in answers if e.host == host]
 
     def save(self, path: Path) -> None:
         with self._lock, open(path, "w", encoding="utf-8") as f:
@@ -183,6 +195,8 @@ class ReplayTransport:
         # COMMANDS_IN_FLIGHT), shared by every replayed host: a wait for a slot is replayed too
         self.slots = slots
         self.unanswered: list[str] = []  # keys no recording had
+        self._asked: dict[tuple[str, str], int] = {}  # times each command was answered
+        self._asked_lock = threading.Lock()
         self._stop = threading.Event()
         self._pids = iter(range(10_000 + index * 100, 10_000 + index * 100 + 100_000))
 
@@ -192,11 +206,14 @@ class ReplayTransport:
             if found is not None:
                 return found
         key = command_key(argv, cwd, self.root)
-        answers = self.recording.answers(kind, key)
+        answers = self.recording.answers_of(kind, key, self.index)
         if not answers:
             self.unanswered.append(key)
             return NOT_RECORDED, "", f"replay {self.host}: no recording of: {key}\n", 0.0
-        e = answers[self.index % len(answers)]
+        with self._asked_lock:
+            n = self._asked.get((kind, key), 0)
+            self._asked[(kind, key)] = n + 1
+        e = answers[min(n, len(answers) - 1)]
         fill = (lambda s: s.replace(e.address, self.address)) if e.address else (lambda s: s)
         return e.returncode, fill(e.stdout), fill(e.stderr), e.duration_s
 
@@ -224,8 +241,8 @@ class ReplayTransport:
         self._wait(delay)
         if rc != 0:
             raise OSError(f"replay {self.host}: could not start {argv[0]}: {err.strip()}")
-        stop = self.recording.answers("stop", command_key(argv, cwd, self.root))
-        stop_s = stop[self.index % len(stop)].duration_s if stop else 0.0
+        stop = self.recording.answers_of("stop", command_key(argv, cwd, self.root), self.index)
+        stop_s = stop[0].duration_s if stop else 0.0
         return ReplayBackground(self, next(self._pids), list(argv), stop_s)
 
     def interrupt(self) -> None:
