@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -70,11 +71,31 @@ def _run_on_lab(tmp: Path, cap: str, count: int) -> list[Path]:
                 capture_output=True, text=True, timeout=120)
             new = sorted(set((tmp / "runs").glob("*-gate-lab*")) - before)
             assert proc.returncode == 0 and len(new) == 1, (proc.stdout[-2000:], proc.stderr[-2000:])
+            # the step's three runs used one fio server, and the step stopped it: none is
+            # left on the host (each run used to start its own and the first two stayed)
+            assert _no_fio_server(state.hosts[0].address)
             paths.append(new[0])
         return paths
     finally:
         if (lab_dir / hosts_lab.STATE_FILE).exists():
             lab.down()
+
+
+def _no_fio_server(address: str, within_s: float = 5.0) -> bool:
+    """No `fio --server` process of `address` is left within `within_s` (a lab host's
+    processes are this machine's: the lab isolates the network, not the process table).
+    The server's child for the last client connection outlives the stopped server by a
+    second or so while it ends by itself; a server the step never stopped does not end."""
+    deadline = time.monotonic() + within_s
+    while True:
+        ps = subprocess.run(["ps", "-eo", "pid=,stat=,args="], capture_output=True, text=True,
+                            check=True).stdout.splitlines()
+        left = [line for line in ps if f"--server=ip:{address}," in line
+                and not line.split()[1].startswith("Z")]
+        if not left:
+            return True
+        assert time.monotonic() < deadline, f"fio servers left running: {left}"
+        time.sleep(0.2)
 
 
 def _bw(run: Path) -> float:

@@ -350,9 +350,12 @@ class Executor:
         records, warnings, notes, commands, values = [], [], [], [], []
         outcome = StepOutcome("failed", error="not run")
         ctx = None
+        started: list = []  # the step's servers, one list for every repetition: a later one
+        # uses the servers still running and cleanup stops them all
         try:
             for rep in reps:
                 ctx = make_ctx(None if rep is None else f"rep-{rep}")
+                ctx.started = started
                 outcome = self._attempt(runner, ctx)
                 for rec in outcome.records:
                     rec.repetition = rep

@@ -80,10 +80,11 @@ class StepContext:
 
     def child(self, sub: str) -> StepContext:
         """A context for one part of the step (an slo probe): its own sub-directory, the
-        step's command list."""
+        step's command list and servers."""
         return StepContext(self.step, self.transport, self.run_dir, self.target,
                            self.timeout_s, ceph=self.ceph, sub=sub, commands=self.commands,
-                           fleet=self.fleet, host=self.host, live=self.live, later=self.later)
+                           fleet=self.fleet, host=self.host, started=self.started,
+                           live=self.live, later=self.later)
 
     @property
     def on_cephfs(self) -> bool:
@@ -180,7 +181,8 @@ def remove_work_dir(ctx: StepContext) -> None:
 def stop_started(ctx: StepContext) -> list[str]:
     """Stop the step's background servers (by PID, on their hosts, all at once); problems,
     in words."""
-    started, ctx.started = list(ctx.started), []
+    started = list(ctx.started)
+    ctx.started.clear()  # in place: the step's repetitions share the list
 
     def stop(item) -> str | None:
         host, proc = item
@@ -208,6 +210,11 @@ def start_servers(ctx: StepContext, tool: str, port: int,
     stop by PID; None once every one listens on `port`, else why not, in one line."""
     assert ctx.fleet is not None
     names = list(ctx.step.hosts) if names is None else names
+    # a repetition (or an slo probe) of the step uses the servers it started before, still
+    # running: a second server would find the port taken and leave the first one running
+    names = [n for n in names if not _serving(ctx, n, argv_of(ctx.fleet[n]))]
+    if not names:
+        return None
     # the server of the step before, stopped by its PID, may still hold its socket for a
     # moment: a new server would then not bind while the old socket passed the readiness
     # check (seen once in three runs of the multi-host lab, fio's client then missing a
@@ -230,6 +237,18 @@ def start_servers(ctx: StepContext, tool: str, port: int,
         return f"{tool} server not listening on " + ", ".join(
             f"{n} ({ctx.fleet[n].host.address}:{port})" for n in waiting)
     return None
+
+
+def _serving(ctx: StepContext, name: str, argv: list[str]) -> bool:
+    """The step already runs this server on host `name` (started by it, still alive)."""
+    def alive(proc) -> bool:
+        try:
+            return proc.alive()
+        except Exception:  # a host gone away: start again, which then says why
+            return False
+
+    return any(host == name and list(proc.argv) == list(argv) and alive(proc)
+               for host, proc in ctx.started)
 
 
 def _until_port(ctx: StepContext, names: list[str], port: int, *, listening: bool,
