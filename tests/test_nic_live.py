@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import subprocess
+import time
 
 import pytest
 
@@ -30,9 +31,14 @@ def test_a_counter_that_went_back_or_time_that_did_not_move_gives_nothing():
 
 @pytest.mark.tools
 def test_the_loop_reads_a_real_counter_for_its_seconds():
-    out = subprocess.run(counter_argv("lo", 1, received=False), capture_output=True,
+    t0 = time.monotonic()
+    out = subprocess.run(counter_argv("lo", 2, received=False), capture_output=True,
                          text=True, timeout=10, check=True).stdout
+    took = time.monotonic() - t0
     lines = out.splitlines()
-    assert len(lines) == 2 and all(len(ln.split()) == 2 for ln in lines)
+    assert len(lines) == 3 and all(len(ln.split()) == 2 for ln in lines)
+    # it ends with its last sample, as iperf3 ends: not a second after it (which the pair
+    # after it waited for)
+    assert 2.0 <= took < 2.8, took
     figures = NicRateFeeder(None, "lo", received=False).feed(out)
-    assert len(figures) == 1 and figures[0][0].bw_bytes >= 0
+    assert len(figures) == 2 and figures[0][0].bw_bytes >= 0

@@ -28,11 +28,12 @@ T = TypeVar("T")
 
 _LOOP = ('n=$1; f=/sys/class/net/$2/statistics/$3; i=0; '
          'while [ "$i" -le "$n" ]; do read t _ < /proc/uptime; read b < "$f"; echo "$t $b"; '
-         'i=$((i + 1)); sleep 1; done')
+         'i=$((i + 1)); if [ "$i" -le "$n" ]; then sleep 1; fi; done')
 
 
 def counter_argv(nic: str, seconds: int, received: bool) -> list[str]:
-    """`seconds` + 1 samples, one a second: `<uptime s> <bytes>` per line."""
+    """`seconds` + 1 samples, one a second: `<uptime s> <bytes>` per line. No pause after
+    the last one: the loop ends with iperf3, and the pair after it does not wait a second."""
     return ["sh", "-c", _LOOP, "sh", str(seconds), nic,
             "rx_bytes" if received else "tx_bytes"]
 
