@@ -13,8 +13,9 @@ lab addresses (10.99.0.x) and replay addresses (127.x.y.z) as `{addr}`, host nam
 Several recordings of one command are handed out host by host (replayed host i answers
 as recorded host i modulo their number), and a command one host asked several times (is
 the port free yet, is the server listening yet) is answered in the order the recorded host
-got its answers, the last one repeated once they run out; the replayed output gets the replaying host's own address where the recorded host's
-stood (`ip addr` says which NIC holds it). A command no recording answers fails with exit
+got its answers, the last one repeated once they run out. The replayed output gets the
+replaying host's own address where the recorded host's stood (`ip addr` says which NIC
+holds it). A command no recording answers fails with exit
 status 127 and says so: the replay never invents an output. Commands whose argv grows with
 the number of hosts (fio's `--client` list) are answered by a `Responder` the caller gives,
 which builds the answer from the recorded one.
@@ -77,6 +78,8 @@ class Recording:
         self._lock = threading.Lock()
         self.exchanges: list[Exchange] = []
         self._by_key: dict[tuple[str, str], list[Exchange]] = {}
+        # per command: each recorded host's answers, hosts in the order they first asked
+        self._by_host: dict[tuple[str, str], list[list[Exchange]]] = {}
         for e in exchanges:
             self.add(e)
 
@@ -84,6 +87,7 @@ class Recording:
         with self._lock:
             self.exchanges.append(e)
             self._by_key.setdefault((e.kind, e.key), []).append(e)
+            self._by_host.pop((e.kind, e.key), None)
 
     def answers(self, kind: str, key: str) -> list[Exchange]:
         return self._by_key.get((kind, key), [])
@@ -91,12 +95,14 @@ class Recording:
     def answers_of(self, kind: str, key: str, index: int) -> list[Exchange]:
         """The recordings of one command as the `index`-th of the hosts that ran it got them
         (hosts in the order they first ran it), in order."""
-        answers = self.answers(kind, key)
-        hosts = list(dict.fromkeys(e.host for e in answers))
-        if not hosts:
-            return []
-        host = hosts[index % len(hosts)]
-        return [e for e in answers if e.host == host]
+        with self._lock:
+            per_host = self._by_host.get((kind, key))
+            if per_host is None:
+                grouped: dict[str, list[Exchange]] = {}
+                for e in self._by_key.get((kind, key), []):
+                    grouped.setdefault(e.host, []).append(e)
+                per_host = self._by_host[(kind, key)] = list(grouped.values())
+        return per_host[index % len(per_host)] if per_host else []
 
     def save(self, path: Path) -> None:
         with self._lock, open(path, "w", encoding="utf-8") as f:
