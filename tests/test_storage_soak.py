@@ -205,3 +205,33 @@ def test_a_day_long_soak_reports_in_seconds_and_says_each_hour():
     table = soak_table(results.steps[0])
     assert len(table.rows) == 25 and table.rows[-1][0] == "whole soak"
     assert "Soak: IOPS per 1 h" in md and "Soak: IOPS per 1 h" in html
+
+
+def test_a_folded_chunk_is_kept_without_its_records_and_seconds():
+    """The chunk run keeps each chunk's outcome for the whole soak; the fold has already
+    taken its figures, so what is kept is its status — not a json+ record (histograms)
+    and 120 points a chunk, which grew the controller by about a megabyte a chunk."""
+    from pathlib import Path
+
+    from stackprobe.kinds.chunked import run_chunks
+    from stackprobe.kinds.storage_soak import ChunkOutcome, SoakFold, SoakSpec
+    from stackprobe.parsers.fio.fio_json import parse_fio_json
+
+    recorded = Path(__file__).parent / "fixtures/recorded/fio-3.33_client_jsonplus_2clients_randread.txt"
+    record = next(r for r in parse_fio_json(recorded.read_text()) if r.host != "all")
+    spec = SoakSpec.model_validate({"duration": "10m", "chunk": "2m", "keep": "1m"})
+    fold = SoakFold(None, spec, "fio", 1 << 20)  # add() folds; the context is for outcome()
+
+    def one(index: int, seconds: float) -> ChunkOutcome:
+        got = ChunkOutcome("ok", [record.model_copy(deep=True)],
+                           [second(t, 1000.0) for t in range(1, int(seconds) + 1)],
+                           raw=f"chunks/{index:04d}.json.gz")
+        return fold.add(index, index * seconds, seconds, got)
+
+    run = run_chunks(spec.lengths(), one, stopped=fold.should_end)
+    assert len(run.results) == 5 and run.complete
+    assert all(r.records == [] and r.points == [] for r in run.results)
+    assert [r.raw for r in run.results] == [f"chunks/{i:04d}.json.gz" for i in range(5)]
+    # and the fold has what they held: every chunk's figures, every second
+    assert len(fold.chunks) == 5 and all(c.status == "ok" for c in fold.chunks)
+    assert fold.series.figures()["seconds"] == 600
