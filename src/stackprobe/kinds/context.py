@@ -212,7 +212,7 @@ def start_servers(ctx: StepContext, tool: str, port: int,
     names = list(ctx.step.hosts) if names is None else names
     # a repetition (or an slo probe) of the step uses the servers it started before, still
     # running: a second server would find the port taken and leave the first one running
-    names = [n for n in names if not _serving(ctx, n, argv_of(ctx.fleet[n]))]
+    names = _not_serving(ctx, names, argv_of)
     if not names:
         return None
     # the server of the step before, stopped by its PID, may still hold its socket for a
@@ -239,16 +239,24 @@ def start_servers(ctx: StepContext, tool: str, port: int,
     return None
 
 
-def _serving(ctx: StepContext, name: str, argv: list[str]) -> bool:
-    """The step already runs this server on host `name` (started by it, still alive)."""
-    def alive(proc) -> bool:
+def _not_serving(ctx: StepContext, names: list[str],
+                 argv_of: Callable[[HostHandle], list[str]]) -> list[str]:
+    """The hosts of `names` where the step does not already run this server (started by
+    it, still alive): asked on all those hosts at once, as the ports are."""
+    assert ctx.fleet is not None
+    fleet = ctx.fleet
+    mine = {n: [p for host, p in ctx.started if host == n
+                and list(p.argv) == list(argv_of(fleet[n]))] for n in names}
+
+    def alive(h: HostHandle) -> bool:
         try:
-            return proc.alive()
+            return any(p.alive() for p in mine[h.name])
         except Exception:  # a host gone away: start again, which then says why
             return False
 
-    return any(host == name and list(proc.argv) == list(argv) and alive(proc)
-               for host, proc in ctx.started)
+    asked = [n for n in names if mine[n]]
+    up = fleet.each(alive, asked) if asked else {}
+    return [n for n in names if not up.get(n)]
 
 
 def _until_port(ctx: StepContext, names: list[str], port: int, *, listening: bool,

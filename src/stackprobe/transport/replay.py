@@ -15,10 +15,10 @@ as recorded host i modulo their number), and a command one host asked several ti
 the port free yet, is the server listening yet) is answered in the order the recorded host
 got its answers, the last one repeated once they run out. The replayed output gets the
 replaying host's own address where the recorded host's stood (`ip addr` says which NIC
-holds it). A command no recording answers fails with exit
-status 127 and says so: the replay never invents an output. Commands whose argv grows with
-the number of hosts (fio's `--client` list) are answered by a `Responder` the caller gives,
-which builds the answer from the recorded one.
+holds it). A command no recording answers fails with exit status 127 and says so: the
+replay never invents an output. Commands whose argv grows with the number of hosts (fio's
+`--client` list) are answered by a `Responder` the caller gives, which builds the answer
+from the recorded one.
 
 Which transport a run's hosts use is chosen by whoever opens the fleet (`Fleet(through=)`,
 `launch(host_transport=)`); the product itself always reaches hosts over SSH.
@@ -88,9 +88,6 @@ class Recording:
             self.exchanges.append(e)
             self._by_key.setdefault((e.kind, e.key), []).append(e)
             self._by_host.pop((e.kind, e.key), None)
-
-    def answers(self, kind: str, key: str) -> list[Exchange]:
-        return self._by_key.get((kind, key), [])
 
     def answers_of(self, kind: str, key: str, index: int) -> list[Exchange]:
         """The recordings of one command as the `index`-th of the hosts that ran it got them
