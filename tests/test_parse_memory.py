@@ -10,6 +10,9 @@ import pytest
 
 from stackprobe.kinds.host.memory_commands import (
     MEMORY_TOOLS,
+    STRESS_NG_STREAM_MAX_SECONDS,
+    STRESS_NG_STREAM_MIN_SECONDS,
+    longer_stress_ng_stream,
     mbw_argv,
     stress_ng_stream_argv,
     sysbench_memory_argv,
@@ -164,6 +167,26 @@ def test_stress_ng_too_short_raises_clearly():
         parse_stress_ng_stream(read("stress-ng", "stress-ng-0.15.06_stream2_3s_too-short.txt"))
 
 
+def test_stress_ng_too_short_names_the_cache_its_arrays_follow():
+    text = read("stress-ng", "stress-ng-0.15.06_stream1_10s_too-short_300MiB-L3.txt")
+    with pytest.raises(ValueError, match="sized by a 300 MiB CPU cache"):
+        parse_stress_ng_stream(text)
+
+
+def test_a_stress_ng_run_called_too_short_is_run_again_twice_as_long_up_to_the_longest():
+    short = read("stress-ng", "stress-ng-0.15.06_stream1_10s_too-short_300MiB-L3.txt")
+    ok = read("stress-ng", "stress-ng-0.15.06_stream1_20s_300MiB-L3.txt")
+    assert longer_stress_ng_stream({"workers": 1, "seconds": 10}, short) == \
+        {"workers": 1, "seconds": 20}
+    assert longer_stress_ng_stream({"workers": 1, "seconds": 20}, short) == \
+        {"workers": 1, "seconds": STRESS_NG_STREAM_MAX_SECONDS}
+    assert longer_stress_ng_stream({"workers": 1, "seconds": 40}, short) is None  # the longest
+    assert longer_stress_ng_stream({"workers": 1, "seconds": 20}, ok) is None
+    by_op = {r.operation: r for r in parse_stress_ng_stream(ok)}
+    assert by_op["read"].bw_bytes == pytest.approx(6115.35 * MIB)
+    assert by_op["write"].bw_bytes == pytest.approx(4076.90 * MIB)
+
+
 def test_stress_ng_stdout_only_raises():
     with pytest.raises(ValueError, match="stderr"):
         parse_stress_ng_stream("")
@@ -247,7 +270,13 @@ def test_real_mbw():
 
 @pytest.mark.slow
 def test_real_stress_ng_stream():
-    proc = _run(stress_ng_stream_argv(1, 10), timeout=60)
+    """At the shortest run first, as the memory step does; when stress-ng calls it too short
+    (its arrays follow the CPU cache: 10 s was too short here with a 300 MiB L3), longer."""
+    kwargs = {"workers": 1, "seconds": STRESS_NG_STREAM_MIN_SECONDS}
+    proc = _run(stress_ng_stream_argv(**kwargs), timeout=60)
+    while (longer := longer_stress_ng_stream(kwargs, proc.stderr)) is not None:
+        kwargs = longer
+        proc = _run(stress_ng_stream_argv(**kwargs), timeout=kwargs["seconds"] + 60)
     recs = parse_stress_ng_stream(proc.stderr)
     assert {r.operation for r in recs} == {"read", "write"}
     assert all(_plausible(r.bw_bytes) for r in recs)

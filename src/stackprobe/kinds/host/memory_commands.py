@@ -11,12 +11,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from stackprobe.parsers.host.memory import parse_mbw, parse_stress_ng_stream, parse_sysbench_memory
+from stackprobe.parsers.host.memory import (
+    parse_mbw,
+    parse_stress_ng_stream,
+    parse_sysbench_memory,
+    stress_ng_stream_too_short,
+)
 from stackprobe.schema.records import MemBwRecord
 
 # stress-ng's stream stressor reports no rate below about 5 s of run time ('run duration too
-# short to determine memory rate' at 3 s); 10 s always gives one.
+# short to determine memory rate' at 3 s). Its arrays follow the CPU cache it finds, so a
+# host with a large L3 needs longer: at 300 MiB, 10 s was too short and 15 s enough. A run
+# it calls too short is run again at twice the length, up to the longest.
 STRESS_NG_STREAM_MIN_SECONDS = 10
+STRESS_NG_STREAM_MAX_SECONDS = 40
 
 
 def _positive(name: str, value: int | float) -> None:
@@ -100,6 +108,8 @@ class MemoryTool:
     argv: Callable[..., list[str]]
     parse: Callable[..., list[MemBwRecord]]
     output: Literal["stdout", "stderr"]
+    # the keyword arguments of a longer run when the tool said this one was too short
+    longer: Callable[[dict[str, Any], str], dict[str, Any] | None] | None = None
 
 
 def _parse_sysbench(text: str, **kwargs: Any) -> list[MemBwRecord]:
@@ -114,8 +124,18 @@ def _parse_stress_ng(text: str, **_kwargs: Any) -> list[MemBwRecord]:
     return parse_stress_ng_stream(text)
 
 
+def longer_stress_ng_stream(kwargs: dict[str, Any], text: str) -> dict[str, Any] | None:
+    """Twice the seconds when stress-ng called the run too short, while that stays within
+    STRESS_NG_STREAM_MAX_SECONDS; None otherwise."""
+    seconds = 2 * int(kwargs["seconds"])
+    if not stress_ng_stream_too_short(text) or seconds > STRESS_NG_STREAM_MAX_SECONDS:
+        return None
+    return {**kwargs, "seconds": seconds}
+
+
 MEMORY_TOOLS: dict[str, MemoryTool] = {
     "sysbench": MemoryTool("sysbench", sysbench_memory_argv, _parse_sysbench, "stdout"),
     "mbw": MemoryTool("mbw", mbw_argv, _parse_mbw, "stdout"),
-    "stress-ng": MemoryTool("stress-ng", stress_ng_stream_argv, _parse_stress_ng, "stderr"),
+    "stress-ng": MemoryTool("stress-ng", stress_ng_stream_argv, _parse_stress_ng, "stderr",
+                            longer_stress_ng_stream),
 }

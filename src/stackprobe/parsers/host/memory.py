@@ -143,6 +143,13 @@ _SNG_MEAN = re.compile(
     r"(read|write) rate) \((?:\w+ mean)(?: of (\d+) instances?)?\)"
 )
 _SNG_TOO_SHORT = re.compile(r"stream: run duration too short")
+_SNG_CACHE = re.compile(r"stream: Using CPU cache size of (\d+)K")
+
+
+def stress_ng_stream_too_short(text: str) -> bool:
+    """stress-ng said its stream run was too short to give a rate (its arrays are sized by
+    the CPU cache it found: a 300 MiB L3 needed more than 10 s here, 15 s was enough)."""
+    return bool(_SNG_TOO_SHORT.search(text))
 
 
 @guard("stress-ng stream output")
@@ -152,13 +159,16 @@ def parse_stress_ng_stream(text: str) -> list[MemBwRecord]:
     Pass stderr (stress-ng logs everything there; stdout is empty). The per-instance
     'memory rate: R MB read/sec, W MB write/sec ... (instance i)' lines are summed, since the
     instances run at the same time; without them the mean in the 'miscellaneous metrics' is
-    multiplied by its instance count. A run shorter than the stressor's minimum (about 5 s;
-    10 s is safe) prints 'run duration too short' instead: that raises ValueError.
+    multiplied by its instance count. A run shorter than the stressor needs (about 5 s of
+    its loops, longer with a large CPU cache) prints 'run duration too short' instead: that
+    raises ValueError.
     """
-    if _SNG_TOO_SHORT.search(text):
+    if stress_ng_stream_too_short(text):
+        cache = _SNG_CACHE.search(text)
+        sized = f" for its arrays sized by a {int(cache.group(1)) // 1024} MiB CPU cache" if cache else ""
         raise ValueError(
-            "stress-ng stream: run duration too short to determine memory rate "
-            "(use --timeout 10s or more)"
+            f"stress-ng stream: run duration too short to determine memory rate{sized} "
+            "(a longer run gives one)"
         )
     version = _SNG_VERSION.search(text)
     per_instance: dict[int, tuple[float, float]] = {}
