@@ -28,6 +28,7 @@ class _Parsed:
 
     __slots__ = ("text", "_value")
     _what = "value"
+    _zero_allowed = False
 
     def __init__(self, text: str | int | float, value: float) -> None:
         self.text = text
@@ -57,8 +58,8 @@ class _Parsed:
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise ValueError(f"not a {cls._what}: {str(value)[:40]!r}")
         parsed = cls._parse(value)
-        if parsed <= 0:
-            raise ValueError("must be > 0")
+        if parsed < 0 or (parsed == 0 and not cls._zero_allowed):
+            raise ValueError("must be >= 0" if cls._zero_allowed else "must be > 0")
         return cls(value, parsed)
 
     @classmethod
@@ -96,6 +97,12 @@ class Duration(_Parsed):
         return float(self._value)
 
 
+class DurationOrZero(Duration):
+    """A duration that may be 0: fio's ramp_time, whose default is no ramp at all."""
+
+    _zero_allowed = True
+
+
 def _count(v: int) -> int:
     if v < 1:
         raise ValueError(f"must be a whole number >= 1, not {v}")
@@ -121,6 +128,7 @@ RwMode = Annotated[str, AfterValidator(_rw)]
 # A value or a sweep of values
 Sizes = Annotated[Union[Size, list[Size]], AfterValidator(_non_empty)]
 Durations = Annotated[Union[Duration, list[Duration]], AfterValidator(_non_empty)]
+DurationsOrZero = Annotated[Union[DurationOrZero, list[DurationOrZero]], AfterValidator(_non_empty)]
 Counts = Annotated[Union[Count, list[Count]], AfterValidator(_non_empty)]
 Percents = Annotated[Union[Percent, list[Percent]], AfterValidator(_non_empty)]
 RwModes = Annotated[Union[RwMode, list[RwMode]], AfterValidator(_non_empty)]

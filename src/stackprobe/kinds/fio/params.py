@@ -19,6 +19,7 @@ from stackprobe.kinds.contract import CephNeeds
 from stackprobe.spec.fields import (
     Counts,
     Durations,
+    DurationsOrZero,
     Percents,
     RwModes,
     Scalar,
@@ -44,7 +45,7 @@ class FioParams(StrictModel):
     rwmixread: Percents | None = None
     size: Sizes | None = None
     runtime: Durations | None = None
-    ramp_time: Durations | None = None
+    ramp_time: DurationsOrZero | None = None  # 0: no ramp (fio's default)
     ioengine: str | list[str] | None = None
     direct: int | list[int] | None = None
     time_based: bool | None = None
