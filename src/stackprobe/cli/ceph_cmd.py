@@ -35,13 +35,16 @@ def review(
     from stackprobe.kinds.ceph.target import resolve_target
     from stackprobe.parsers.ceph.review_sources import parse_cluster_config
     from stackprobe.transport.local import LocalTransport
+    from stackprobe.transport.side_by_side import side_by_side
     from stackprobe.verdict.codes import EXIT_CRITERIA_FAILED, EXIT_OK
 
     check_format(fmt, FORMATS)
     target = resolve_target(None, ceph_conf, Path.cwd())
     transport = LocalTransport()
-    outputs, failed, _ = collect(lambda label, argv: transport.run(argv, timeout=120),
-                                 [*target.cli(), "--connect-timeout", CONNECT_TIMEOUT_S])
+    outputs, failed, _ = collect(
+        lambda commands: side_by_side(lambda argv: transport.run(argv, timeout=120),
+                                      [argv for _, argv in commands]),
+        [*target.cli(), "--connect-timeout", CONNECT_TIMEOUT_S])
     if not outputs:
         why = next(iter(failed.values()), "no answer")
         raise UserError(f"the Ceph cluster of {target.conf} answered no query ({why})")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +22,7 @@ from stackprobe.schema.results import CommandRecord
 from stackprobe.spec.planned import PlannedStep
 from stackprobe.store.rundir import RunDir
 from stackprobe.transport.base import CommandResult, Transport
+from stackprobe.transport.side_by_side import side_by_side
 
 if TYPE_CHECKING:
     from stackprobe.kinds.ceph.session import CephSession
@@ -130,10 +131,23 @@ class StepContext:
             argv, cwd=str(cwd) if cwd else None, env=env, timeout=self.timeout_s,
             on_stdout=on_stdout,
         )
+        self._keep(label, result)
+        return result
+
+    def execute_reads(self, commands: Sequence[tuple[str, list[str]]]) -> list[CommandResult]:
+        """(label, argv) commands that only read and need nothing of each other, run side
+        by side (transport/side_by_side.py) and kept in the order given, as `execute` keeps
+        each."""
+        results = side_by_side(lambda argv: self.transport.run(argv, timeout=self.timeout_s),
+                               [argv for _, argv in commands])
+        for (label, _), result in zip(commands, results):
+            self._keep(label, result)
+        return results
+
+    def _keep(self, label: str, result: CommandResult) -> None:
         out, err = self.run_dir.save_command(self.step_dir, label, result)
         self.commands.append(command_record(
             result, str(out.relative_to(self.base_dir)), str(err.relative_to(self.base_dir))))
-        return result
 
 
 def command_record(result: CommandResult, stdout_file: str, stderr_file: str) -> CommandRecord:

@@ -37,17 +37,19 @@ class CephInventoryRunner:
         cli = ctx.ceph.target.cli()
         outputs: dict[str, str] = {}
         missing = []
-        for name, args in INVENTORY_SOURCES.items():
-            result = ctx.execute(f"ceph-{name}", ["ceph", *cli, *args])
-            if result.interrupted:
-                return StepOutcome.stopped()
+        results = ctx.execute_reads([(f"ceph-{name}", ["ceph", *cli, *args])
+                                     for name, args in INVENTORY_SOURCES.items()])
+        if any(r.interrupted for r in results):
+            return StepOutcome.stopped()
+        for name, result in zip(INVENTORY_SOURCES, results):
             if result.ok:
                 outputs[name] = result.stdout
             else:
                 missing.append(name)
-        for profile in erasure_profiles_in_use(outputs.get("pools", "")):
-            result = ctx.execute(f"ceph-ec-profile-{profile}",
-                                 ["ceph", *cli, *ec_profile_argv(profile)])
+        profiles = erasure_profiles_in_use(outputs.get("pools", ""))
+        results = ctx.execute_reads([(f"ceph-ec-profile-{p}", ["ceph", *cli, *ec_profile_argv(p)])
+                                     for p in profiles])
+        for profile, result in zip(profiles, results):
             if result.ok:
                 outputs[ec_profile_source(profile)] = result.stdout
         try:

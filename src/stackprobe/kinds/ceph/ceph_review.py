@@ -39,7 +39,7 @@ class CephReviewRunner:
 
     def run(self, ctx: StepContext) -> StepOutcome:
         assert ctx.ceph is not None, "the configuration review needs the run's Ceph session"
-        outputs, failed, interrupted = collect(ctx.execute, ctx.ceph.target.cli())
+        outputs, failed, interrupted = collect(ctx.execute_reads, ctx.ceph.target.cli())
         if interrupted:
             return StepOutcome.stopped()
         config = parse_cluster_config(outputs, strict=False)

@@ -32,38 +32,42 @@ REVIEW_SOURCES: dict[str, list[str]] = {
     "osd_dump": ["osd", "dump"],
 }
 
-Execute = Callable[[str, list[str]], CommandResult]
+# runs (label, argv) commands side by side, their results in the order given
+# (StepContext.execute_reads; transport/side_by_side.py)
+ExecuteReads = Callable[[list[tuple[str, list[str]]]], list[CommandResult]]
 
 
-def collect(execute: Execute, cli: list[str]) -> tuple[dict[str, str], dict[str, str], bool]:
-    """(outputs by source, failed sources with their last line, interrupted)."""
+def collect(execute_reads: ExecuteReads, cli: list[str]
+            ) -> tuple[dict[str, str], dict[str, str], bool]:
+    """(outputs by source, failed sources with their last line, interrupted): the sources,
+    then what they name (an OSD per host, each erasure profile in use), each batch side by
+    side."""
     outputs: dict[str, str] = {}
     failed: dict[str, str] = {}
-    for source, args in REVIEW_SOURCES.items():
-        if not _one(execute, cli, source, args, outputs, failed):
-            return outputs, failed, True
-    for osd in _one_osd_per_host(outputs.get("osd_metadata", "")):
-        if not _one(execute, cli, f"{CONFIG_SHOW}osd.{osd}", ["config", "show", f"osd.{osd}"],
-                    outputs, failed):
-            return outputs, failed, True
-    for profile in _ec_profiles(outputs.get("pools", "")):
-        if not _one(execute, cli, f"{EC_PROFILE}{profile}",
-                    ["osd", "erasure-code-profile", "get", profile], outputs, failed):
-            return outputs, failed, True
+    if not _batch(execute_reads, cli, list(REVIEW_SOURCES.items()), outputs, failed):
+        return outputs, failed, True
+    named = [(f"{CONFIG_SHOW}osd.{osd}", ["config", "show", f"osd.{osd}"])
+             for osd in _one_osd_per_host(outputs.get("osd_metadata", ""))]
+    named += [(f"{EC_PROFILE}{profile}", ["osd", "erasure-code-profile", "get", profile])
+              for profile in _ec_profiles(outputs.get("pools", ""))]
+    if not _batch(execute_reads, cli, named, outputs, failed):
+        return outputs, failed, True
     return outputs, failed, False
 
 
-def _one(execute: Execute, cli: list[str], source: str, args: list[str],
-         outputs: dict[str, str], failed: dict[str, str]) -> bool:
-    label = "ceph-" + source.replace("_", "-").replace(".", "-")
-    result = execute(label, ["ceph", *cli, *args, "-f", "json"])
-    if result.interrupted:
-        return False
-    if result.ok:
-        outputs[source] = result.stdout
-    else:
-        lines = [ln for ln in (result.stderr or result.stdout).splitlines() if ln.strip()]
-        failed[source] = lines[-1].strip() if lines else f"exit status {result.returncode}"
+def _batch(execute_reads: ExecuteReads, cli: list[str], sources: list[tuple[str, list[str]]],
+           outputs: dict[str, str], failed: dict[str, str]) -> bool:
+    """Each source's output or why it failed; False when the user stopped the run."""
+    results = execute_reads([("ceph-" + source.replace("_", "-").replace(".", "-"),
+                              ["ceph", *cli, *args, "-f", "json"]) for source, args in sources])
+    for (source, _), result in zip(sources, results):
+        if result.interrupted:
+            return False
+        if result.ok:
+            outputs[source] = result.stdout
+        else:
+            lines = [ln for ln in (result.stderr or result.stdout).splitlines() if ln.strip()]
+            failed[source] = lines[-1].strip() if lines else f"exit status {result.returncode}"
     return True
 
 
