@@ -60,7 +60,8 @@ class MemoryRunner:
         threads = spec.threads if spec.threads != "auto" else self._cpus(ctx)
         records, warnings = [], []
         command = MEMORY_TOOLS[tool]
-        for label, kwargs in self._invocations(tool, spec, threads):
+        for base, kwargs in self._invocations(tool, spec, threads):
+            label = base
             while True:
                 result = ctx.execute(label, command.argv(**kwargs))
                 if result.interrupted:
@@ -73,7 +74,7 @@ class MemoryRunner:
                     break
                 warnings.append(f"{tool}: a {kwargs['seconds']} s run was too short for it to "
                                 f"give a rate on this host; run again for {longer['seconds']} s")
-                label, kwargs = f"{label}-{longer['seconds']}s", longer
+                label, kwargs = f"{base}-{longer['seconds']}s", longer
             try:
                 found_records = command.parse(text, **kwargs)
             except ValueError as exc:
