@@ -44,12 +44,19 @@ def test_a_text_without_gate_words_is_scanned_much_faster():
                 "network": [{"iface": "eth0", "rxkB": 1000.0, "txkB": 2000.0}]}
                for i in range(600)]
     text = json.dumps(samples, indent=1)
-    t0 = time.process_time()
-    for _ in range(3):
-        assert redact._every_pattern(text) == text
-    slow = time.process_time() - t0
-    t0 = time.process_time()
-    for _ in range(3):
-        assert redact_patterns(text) == text
-    fast = time.process_time() - t0
-    assert fast * 10 < slow, (fast, slow)
+    slow, fast = _best_cpu_s(redact._every_pattern, text), _best_cpu_s(redact_patterns, text)
+    assert fast * 10 < slow, (fast, slow)  # about 24x here alone
+
+
+def _best_cpu_s(scan, text: str, runs: int = 5) -> float:
+    """The fastest of `runs` scans in CPU seconds, after one unmeasured: a sum of three
+    takes any pause in with it (a garbage collection of the test process, caches emptied
+    by the tier beside), and in `make test` three summed came out 9.1x apart once, under
+    the 10x asked, where each scan alone is about 24x."""
+    assert scan(text) == text
+    times = []
+    for _ in range(runs):
+        t0 = time.process_time()
+        assert scan(text) == text
+        times.append(time.process_time() - t0)
+    return min(times)
