@@ -54,6 +54,7 @@ SADF = "sadf"
 SYSSTAT = Tool(SADF, "sysstat", (SADF, "-V"), "per-second resource monitoring (sadc, sadf)")
 DATA_FILE = "monitor.sa"
 SEGMENT_FILE = "monitor-{:04d}.sa"  # a segmented monitor's files, one per segment
+OVERLAP_MARGIN_S = 1.0  # the two sadc of a handover run together an interval and this long
 LOG_FILE = "monitor.sadc.log"
 SADF_OPTIONS = ("-u", "ALL", "-P", "ALL", "-r", "ALL", "-d", "-n", "DEV,EDEV")
 SADF_TIMEOUT_S = 300.0
@@ -163,6 +164,10 @@ class HostMonitor:
                 continue  # the running sadc goes on; its file grows, still read at the end
             old_bg, old_file = self._bg, self._datafile
             self._bg, self._datafile = bg, nxt  # stop() joins this thread before reading them
+            # the new sadc's first sample comes an interval after it started, later on a
+            # busy host: stopped at once, the old one left that second in neither file (a
+            # second lost at a handover, seen in make test); both read it now, kept once
+            self._stop.wait(self.interval_s + OVERLAP_MARGIN_S)
             try:
                 old_bg.stop(10.0)
             except Exception as exc:
