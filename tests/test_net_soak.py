@@ -18,9 +18,10 @@ from stackprobe.analysis.soak import (
     downsample,
     flag_counters,
     flag_slow,
-    judge_pair,
+    fold,
     soak_verdict,
 )
+from stackprobe.analysis.soak import judge_pair as judge_folded
 from stackprobe.kinds.network.net_soak import NetSoakStep, assign_ports
 from stackprobe.kinds.network.pairs import resolve_pairs
 from stackprobe.kinds.network.soak_chunk import read_chunk
@@ -46,22 +47,34 @@ def pair(client: str = "h1", server: str = "h2") -> SoakPairRecord:
     return SoakPairRecord(client=client, server=server, chunks=1)
 
 
+def judge_pair(rec: SoakPairRecord, points: list[SeriesPoint], **rule) -> SoakPairRecord:
+    """The pair judged on its whole series folded at once (the soak folds chunk by chunk)."""
+    return judge_folded(rec, fold(points, label=f"{rec.client}→{rec.server}", **rule))
+
+
+def kept(points: list[SeriesPoint]):
+    """What the soak keeps of a series before it is downsampled (analysis/soak_series.py)."""
+    return fold(points).figures()["points"]
+
+
 # ------------------------------------------------------------------ the bounded series
 
-def test_two_hours_of_seconds_keep_600_points_with_a_one_second_dip_visible():
+def test_two_hours_of_seconds_keep_600_points_at_most_with_a_one_second_dip_visible():
     rates = [100.0] * 7200
     rates[4321] = 5.0
-    points = downsample(series(rates), 600)
-    assert len(points) == 600 and {p.seconds for p in points} == {12}
-    assert points[-1].t_s == 7200
+    points = downsample(kept(series(rates)), 600)
+    # the first and last ten minutes second by second, 12 s a point; between them the
+    # kept minute buckets, one point each
+    assert len(points) <= 600 and sum(p.seconds for p in points) == 7200
+    assert {p.seconds for p in points} == {12, 60} and points[-1].t_s == 7200
     dipped = [p for p in points if p.bw_min_bytes < 50 * MBIT]
     assert len(dipped) == 1 and dipped[0].bw_max_bytes == pytest.approx(100 * MBIT)
-    assert dipped[0].bw_bytes == pytest.approx((11 * 100 + 5) / 12 * MBIT)
+    assert dipped[0].bw_bytes == pytest.approx((59 * 100 + 5) / 60 * MBIT)
 
 
 def test_a_short_series_is_kept_second_by_second_and_the_last_bucket_may_be_shorter():
-    assert [p.seconds for p in downsample(series([1.0] * 40))] == [1] * 40
-    assert [p.seconds for p in downsample(series([1.0] * 25), 10)] == [3] * 8 + [1]
+    assert [p.seconds for p in downsample(kept(series([1.0] * 40)))] == [1] * 40
+    assert [p.seconds for p in downsample(kept(series([1.0] * 25)), 10)] == [3] * 8 + [1]
 
 
 # ------------------------------------------------------------------ the verdicts

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from stackprobe.analysis.soak import judge_pair
-from stackprobe.analysis.soak_sharing import apply_sharing, host_totals, judge_totals
+from stackprobe.analysis.soak import fold, judge_pair
+from stackprobe.analysis.soak_sharing import TotalsFold, apply_sharing, host_totals
 from stackprobe.schema.records import SeriesPoint
 from stackprobe.schema.soak_records import SoakPairRecord
 
@@ -28,9 +28,21 @@ def _star(into_h3: tuple[list[float], list[float]]) -> dict:
             ("h1", "h2"): series([300] * len(a)), ("h2", "h1"): series([300] * len(a))}
 
 
-def _judged(star: dict) -> dict[str, SoakPairRecord]:
-    totals = judge_totals(star)
-    out = {f"{a}→{b}": judge_pair(pair(a, b), points) for (a, b), points in star.items()}
+def judge_totals(series_by_pair: dict, chunk_s: int | None = None) -> dict:
+    """The totals folded chunk by chunk (the whole series as one chunk by default)."""
+    totals = TotalsFold()
+    length = max(len(v) for v in series_by_pair.values())
+    step = chunk_s or length
+    for start in range(0, length, step):
+        totals.add({k: [p for p in v if start < p.t_s <= start + step]
+                    for k, v in series_by_pair.items()})
+    return totals.judged()
+
+
+def _judged(star: dict, chunk_s: int | None = None) -> dict[str, SoakPairRecord]:
+    totals = judge_totals(star, chunk_s)
+    out = {f"{a}→{b}": judge_pair(pair(a, b), fold(points, label=f"{a}→{b}"))
+           for (a, b), points in star.items()}
     for rec in out.values():
         others = [r for r in out.values() if r.client == rec.client and r is not rec]
         apply_sharing(rec, totals, bool(others) and all(r.stability == "stable" for r in others))
@@ -44,8 +56,9 @@ def test_totals_add_the_pairs_of_a_host_second_by_second():
         [380 * MBIT, 340 * MBIT])
 
 
-def test_pairs_trading_shares_of_a_steady_link_are_stable_with_sharing():
-    recs = _judged(_star(([80, 40] * 10, [40, 80] * 10)))
+@pytest.mark.parametrize("chunk_s", [None, 5, 7])
+def test_pairs_trading_shares_of_a_steady_link_are_stable_with_sharing(chunk_s):
+    recs = _judged(_star(([80, 40] * 10, [40, 80] * 10)), chunk_s)
     for label in ("h1→h3", "h2→h3"):
         assert (recs[label].verdict, recs[label].stability) == ("stable", "fluctuating")
         assert recs[label].flags == ["sharing"]
@@ -67,6 +80,19 @@ def test_a_sender_whose_every_pair_and_total_swing_is_not_excused_by_its_receive
 
 def test_a_fluctuating_pair_alone_at_its_ends_keeps_its_verdict():
     alone = {("h1", "h2"): series([80, 40] * 10)}
-    rec = judge_pair(pair(), alone[("h1", "h2")])
+    rec = judge_pair(pair(), fold(alone[("h1", "h2")], label="h1→h2"))
     apply_sharing(rec, judge_totals(alone), False)
     assert rec.verdict == "unstable" and rec.flags == ["fluctuating"]
+
+
+def test_a_pair_missing_from_a_chunk_leaves_that_chunk_s_total_to_the_others():
+    """A pair that failed a chunk: the host's total that chunk is the other pairs' sum (the
+    link's total, since they take up its share), not a chunk left out of the totals."""
+    totals = TotalsFold()
+    first = {("h1", "h3"): series([60] * 10), ("h2", "h3"): series([60] * 10)}
+    second = {("h1", "h3"): [], ("h2", "h3"): series([120] * 10, start_s=10)}
+    totals.add(first)
+    totals.add(second)
+    into = totals.judged()[("in", "h3")]
+    assert into["pairs"] == 2 and into["stability"] == "stable"
+    assert into["mean_bps"] == pytest.approx(120e6)

@@ -7,8 +7,11 @@ to another, all pairs loaded together):
 
 - the stability verdict is the project's own on a per-second series (analysis/stability.py,
   the one fio's and the benches' series get: CoV over time, dips below a fraction of the
-  median, stalls): `stable`, or `unstable` when that says fluctuating or stalled, or
-  `failed` when the pair gave no second at all;
+  median, stalls), on each `period` (an hour by default) alone, as the storage soaks judge
+  theirs (analysis/soak_series.py: a drift over hours is not averaged into a day's CoV, and
+  a stall in hour 17 is not diluted by the other 23), a period whose mean fell below the
+  median period's counting as fluctuating: `stable`, or `unstable` when the worst period
+  says fluctuating or stalled, or `failed` when the pair gave no second at all;
 - `slow`: its mean is below `slow_fraction` of the median pair's (needs 3 pairs: with
   fewer the median cannot tell the odd one) - slow is a rate, not instability, so a
   slow-but-stable pair stays `stable` with the flag;
@@ -16,9 +19,10 @@ to another, all pairs loaded together):
   per host, the pairs on a host share them);
 - `chunk errors`: some chunks failed while others measured; the pair is `unstable`.
 
-The series kept in results.json is bounded (`downsample`): hours of seconds become at most
-`max_points` buckets, each with its mean, slowest and fastest second, so a one-second dip
-stays visible in the kept series.
+The seconds are folded in chunk by chunk as the soak runs (`SoakSeries`: constant memory per
+pair whatever the soak's length), and the series kept in results.json is bounded
+(`downsample`): hours of seconds become at most `max_points` points, each with its mean,
+slowest and fastest second, so a one-second dip stays visible in the kept series.
 """
 
 from __future__ import annotations
@@ -26,11 +30,13 @@ from __future__ import annotations
 import math
 import re
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
-from stackprobe.analysis.stability import COV_LIMIT, DIP_FRACTION, judge_series
+from stackprobe.analysis.soak_series import PERIOD_S, SoakSeries
+from stackprobe.analysis.stability import COV_LIMIT, DIP_FRACTION, MIN_POINTS
 from stackprobe.schema.records import SeriesPoint
 from stackprobe.schema.soak_records import SoakPairRecord, SoakPoint
+from stackprobe.schema.storage_soak_records import SoakSample
 
 MAX_POINTS = 600
 SLOW_FRACTION = 0.7
@@ -40,20 +46,38 @@ _ERROR_COUNTER = re.compile(
     r"error|drop|discard|crc|fifo|missed|collision|carrier|downed|overrun|recovery")
 
 
-def downsample(series: Sequence[SeriesPoint], max_points: int = MAX_POINTS) -> list[SoakPoint]:
-    """At most `max_points` buckets of consecutive seconds (the same number of seconds in
-    each but the last), each its mean, minimum and maximum."""
+def downsample(samples: Sequence[SoakSample], max_points: int = MAX_POINTS) -> list[SoakPoint]:
+    """At most `max_points` points from the kept series (analysis/soak_series.py: seconds
+    at each end, buckets between): consecutive samples merged until a point holds the
+    soak's seconds / max_points seconds, each point their mean (weighted by seconds), the
+    slowest and the fastest second in it."""
     if max_points < 1:
         raise ValueError(f"max_points must be >= 1, not {max_points}")
-    values = [(p.t_s, p.bw_bytes or 0.0) for p in series]
-    size = max(1, math.ceil(len(values) / max_points))
-    out = []
-    for at in range(0, len(values), size):
-        bucket = values[at:at + size]
-        rates = [v for _, v in bucket]
-        out.append(SoakPoint(t_s=bucket[-1][0], seconds=len(bucket),
-                             bw_bytes=statistics.fmean(rates), bw_min_bytes=min(rates),
-                             bw_max_bytes=max(rates)))
+    kept = [s for s in samples if s.bw_bytes is not None]
+    width = math.ceil(sum(s.seconds for s in kept) / max_points) if kept else 1
+    out: list[SoakPoint] = []
+    group: list[SoakSample] = []
+    for at, sample in enumerate(kept):
+        group.append(sample)
+        if sum(s.seconds for s in group) >= width or at == len(kept) - 1:
+            seconds = sum(s.seconds for s in group)
+            out.append(SoakPoint(
+                t_s=group[-1].t_s, seconds=seconds,
+                bw_bytes=sum((s.bw_bytes or 0.0) * s.seconds for s in group) / seconds,
+                bw_min_bytes=min(s.bw_min_bytes for s in group if s.bw_min_bytes is not None),
+                bw_max_bytes=max(s.bw_max_bytes for s in group if s.bw_max_bytes is not None)))
+            group = []
+    return out
+
+
+def fold(series: Iterable[SeriesPoint], *, period_s: float = PERIOD_S,
+         cov_limit: float = COV_LIMIT, dip_fraction: float = DIP_FRACTION,
+         label: str = "") -> SoakSeries:
+    """A whole series folded at once (a soak folds its chunks as they end instead)."""
+    out = SoakSeries(period_s=period_s, cov_limit=cov_limit, dip_fraction=dip_fraction,
+                     period_label=label or "period {n}")
+    for point in series:
+        out.add(point)
     return out
 
 
@@ -71,36 +95,47 @@ def counter_deltas(before: Mapping[str, int], after: Mapping[str, int]) -> dict[
     return out
 
 
-def judge_pair(rec: SoakPairRecord, series: Sequence[SeriesPoint], *,
-               cov_limit: float = COV_LIMIT, dip_fraction: float = DIP_FRACTION,
+def judge_pair(rec: SoakPairRecord, series: SoakSeries,
                max_points: int = MAX_POINTS) -> SoakPairRecord:
-    """Fill the pair's figures, stability and verdict from its whole per-second series."""
+    """Fill the pair's figures, periods, stability and verdict from its folded seconds:
+    each period judged alone by the project's rule, the worst period the pair's word, a
+    period whose mean fell below the median period's (drift) fluctuating too
+    (analysis/soak_series.py)."""
     label = f"{rec.client}→{rec.server}"
-    rates = [p.bw_bytes for p in series if p.bw_bytes is not None]
-    rec.seconds = len(rates)
-    rec.points = downsample(series, max_points)
-    if not rates:
+    figures = series.figures()
+    rec.seconds, rec.period_s = figures["seconds"], figures["period_s"]
+    rec.points = downsample(figures["points"], max_points)
+    rec.periods = figures["periods"]
+    if not rec.seconds:
         rec.verdict = "failed"
         rec.error = rec.error or "no second measured"
         return rec
-    rec.mean_bps = statistics.fmean(rates) * 8
-    rec.min_bps, rec.max_bps = min(rates) * 8, max(rates) * 8
-    judged = judge_series(series, label, dip_fraction=dip_fraction, cov_limit=cov_limit)
-    if judged is None:
+    rec.mean_bps = figures["mean"] * 8
+    rec.min_bps, rec.max_bps = figures["min"] * 8, figures["max"] * 8
+    if rec.seconds < MIN_POINTS:
         rec.verdict = "failed"
         rec.error = rec.error or "too few seconds to judge"
         return rec
-    rec.cov, rec.stability = judged["cov"], judged["verdict"]
-    rec.verdict = "stable" if judged["verdict"] == "stable" else "unstable"
+    rec.cov, rec.stability = figures["cov"], figures["verdict"]
+    rec.verdict = "stable" if rec.stability == "stable" else "unstable"
     if rec.verdict != "stable":
-        rec.notes.insert(0, judged["sentence"])
-        rec.flags.insert(0, judged["verdict"])
+        rec.notes.insert(0, _one_sentence(label, figures["notes"]))
+        rec.flags.insert(0, rec.stability)
     if rec.chunks_failed:  # a link that refused or dropped a chunk is not a stable one
         rec.verdict = "unstable"
         rec.flags.append("chunk errors")
         rec.notes.append(f"{label}: {rec.chunks_failed} of {rec.chunks + rec.chunks_failed} "
                          f"chunks failed ({rec.error})")
     return rec
+
+
+def _one_sentence(label: str, notes: Sequence[str], shown: int = 3) -> str:
+    """The flag's one sentence from its periods' (a day can have 24): the first few, then
+    how many more; each starting with the pair's name."""
+    named = [n if n.startswith(label) else f"{label}, {n}" for n in notes]
+    if len(named) <= shown:
+        return "; ".join(named)
+    return "; ".join(named[:shown]) + f"; and {len(named) - shown} more period(s)"
 
 
 def flag_slow(pairs: Sequence[SoakPairRecord], slow_fraction: float = SLOW_FRACTION) -> None:

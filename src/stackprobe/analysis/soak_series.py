@@ -36,6 +36,9 @@ KEEP_S = 600.0  # per-second points kept at each end of the soak
 BUCKET_S = 60.0  # the middle's buckets, at first
 MAX_BUCKETS = 1440  # a day of 1-minute buckets; longer soaks widen them
 PERIOD_S = 3600.0
+# how a period's sentence names it ({n}: its number from 1); a caller judging several
+# series at once puts the series' name in it, one whose soak is a single period its name alone
+PERIOD_LABEL = "period {n}"
 _ORDER = {"stable": 0, "fluctuating": 1, "stalled": 2}
 
 
@@ -193,10 +196,11 @@ class PeriodJudge:
     """Each period's seconds judged alone by the stability rule once the period ends."""
 
     def __init__(self, metric: str, period_s: float = PERIOD_S, *,
-                 dip_fraction: float = DIP_FRACTION, cov_limit: float = COV_LIMIT):
+                 dip_fraction: float = DIP_FRACTION, cov_limit: float = COV_LIMIT,
+                 label: str = PERIOD_LABEL):
         if period_s <= 0:
             raise ValueError(f"period must be > 0 s, not {period_s}")
-        self.metric, self.period_s = metric, period_s
+        self.metric, self.period_s, self.label = metric, period_s, label
         self.dip_fraction, self.cov_limit = dip_fraction, cov_limit
         self.periods: list[SoakPeriod] = []
         self._index: int | None = None
@@ -218,7 +222,7 @@ class PeriodJudge:
         points, index = [_point(s) for s in self._points], self._index
         self._points, self._index = [], None
         values = [getattr(p, self.metric) for p in points]
-        label = f"period {index + 1}"
+        label = self.label.replace("{n}", str(index + 1))
         judged = judge_series(points, label, dip_fraction=self.dip_fraction,
                               cov_limit=self.cov_limit, min_points=2)
         mean = statistics.fmean(values)
@@ -278,10 +282,12 @@ class SoakSeries:
     a day's sums stay finite whatever a tool printed."""
 
     def __init__(self, *, keep_s: float = KEEP_S, period_s: float = PERIOD_S,
-                 dip_fraction: float = DIP_FRACTION, cov_limit: float = COV_LIMIT):
+                 dip_fraction: float = DIP_FRACTION, cov_limit: float = COV_LIMIT,
+                 period_label: str = PERIOD_LABEL):
         self.keeper = SeriesKeeper(keep_s=keep_s)
         self.stats = RunningStats()
         self.period_s, self.dip_fraction, self.cov_limit = period_s, dip_fraction, cov_limit
+        self.period_label = period_label
         self.periods: PeriodJudge | None = None
         self.dropped = 0
 
@@ -292,7 +298,8 @@ class SoakSeries:
             return
         if self.periods is None:
             self.periods = PeriodJudge(metric_of(point), self.period_s,
-                                       dip_fraction=self.dip_fraction, cov_limit=self.cov_limit)
+                                       dip_fraction=self.dip_fraction, cov_limit=self.cov_limit,
+                                       label=self.period_label)
         self.keeper.add(point)
         self.periods.add(point)
         value = getattr(point, self.periods.metric)

@@ -19,11 +19,11 @@ its total and its other pairs. A pair alone at its receiver keeps its own verdic
 
 from __future__ import annotations
 
-import statistics
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
-from stackprobe.analysis.stability import COV_LIMIT, DIP_FRACTION, judge_series
+from stackprobe.analysis.soak_series import PERIOD_S, SoakSeries
+from stackprobe.analysis.stability import COV_LIMIT, DIP_FRACTION, MIN_POINTS
 from stackprobe.schema.records import SeriesPoint
 from stackprobe.schema.soak_records import SoakPairRecord
 
@@ -48,25 +48,53 @@ def host_totals(series: Mapping[Pair, Sequence[SeriesPoint]]) -> dict[Pair, list
     return out
 
 
-def judge_totals(series: Mapping[Pair, Sequence[SeriesPoint]], *, cov_limit: float = COV_LIMIT,
-                 dip_fraction: float = DIP_FRACTION) -> dict[Pair, dict]:
-    """Each host total judged: {("in", host): {pairs, mean_bps, cov, stability, sentence}}."""
-    counts: dict[Pair, int] = defaultdict(int)
-    for pair, points in series.items():
-        if points:
-            counts[("out", pair[0])] += 1
-            counts[("in", pair[1])] += 1
-    out = {}
-    for key, points in host_totals(series).items():
-        label = f"{'into' if key[0] == 'in' else 'out of'} {key[1]}"
-        judged = judge_series(points, label, cov_limit=cov_limit, dip_fraction=dip_fraction)
-        rates = [p.bw_bytes or 0.0 for p in points]
-        out[key] = {"pairs": counts[key],
-                    "mean_bps": statistics.fmean(rates) * 8 if rates else None,
-                    "cov": judged["cov"] if judged else None,
-                    "stability": judged["verdict"] if judged else None,
-                    "sentence": judged["sentence"] if judged else None}
-    return out
+class TotalsFold:
+    """Each host's totals into and out of it, folded chunk by chunk as the soak runs and
+    judged per period like the pairs (analysis/soak_series.py). A chunk's totals are its
+    own pairs' seconds summed (`host_totals` on that chunk): a pair that failed one chunk
+    leaves that chunk's total to the pairs that measured, the link's total all the same."""
+
+    def __init__(self, *, period_s: float = PERIOD_S, cov_limit: float = COV_LIMIT,
+                 dip_fraction: float = DIP_FRACTION, one_period: bool = True):
+        self.period_s, self.cov_limit, self.dip_fraction = period_s, cov_limit, dip_fraction
+        self.one_period = one_period  # a soak of one period: its sentences name no period
+        self.series: dict[Pair, SoakSeries] = {}
+        self.members: dict[Pair, set[Pair]] = defaultdict(set)
+
+    def add(self, chunk: Mapping[Pair, Sequence[SeriesPoint]]) -> None:
+        """One chunk's seconds of every pair (on the soak's clock)."""
+        for pair, points in chunk.items():
+            if points:
+                self.members[("out", pair[0])].add(pair)
+                self.members[("in", pair[1])].add(pair)
+        for key, points in host_totals(chunk).items():
+            if key not in self.series:
+                label = _label(key) if self.one_period else f"{_label(key)}, period {{n}}"
+                self.series[key] = SoakSeries(period_s=self.period_s, cov_limit=self.cov_limit,
+                                              dip_fraction=self.dip_fraction,
+                                              period_label=label)
+            for p in points:
+                self.series[key].add(p)
+
+    def judged(self) -> dict[Pair, dict]:
+        """{("in", host): {pairs, mean_bps, cov, stability, sentence}} over the soak."""
+        out = {}
+        for key, series in sorted(self.series.items()):
+            figures = series.figures()
+            n = figures["seconds"]
+            judged = n >= MIN_POINTS
+            sentence = (figures["notes"][0] if figures["notes"] else
+                        figures["periods"][-1].sentence if figures["periods"] else None)
+            out[key] = {"pairs": len(self.members[key]),
+                        "mean_bps": figures["mean"] * 8 if n else None,
+                        "cov": figures["cov"] if judged else None,
+                        "stability": figures["verdict"] if judged else None,
+                        "sentence": sentence if judged else None}
+        return out
+
+
+def _label(key: Pair) -> str:
+    return f"{'into' if key[0] == 'in' else 'out of'} {key[1]}"
 
 
 def apply_sharing(rec: SoakPairRecord, totals: Mapping[Pair, dict],

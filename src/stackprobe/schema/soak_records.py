@@ -17,6 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from stackprobe.schema.record_base import MODEL, RecordBase
+from stackprobe.schema.storage_soak_records import SoakPeriod
 
 
 class SoakPoint(BaseModel):
@@ -55,6 +56,8 @@ class SoakPairRecord(RecordBase):
     flags: list[str] = Field(default_factory=list)  # slow, counters, chunk errors
     notes: list[str] = Field(default_factory=list)  # one sentence per flag, same order
     points: list[SoakPoint] = Field(default_factory=list)  # bounded, see SoakPoint
+    period_s: float | None = None  # the length of the periods judged alone
+    periods: list[SoakPeriod] = Field(default_factory=list)  # each judged alone, in order
     error: str | None = None  # the last chunk error, or why the pair gave nothing
 
 

@@ -8,10 +8,11 @@ iperf3 3.12 cannot stream its JSON, and a stop or crash must lose at most one ch
 Each receiving host runs one iperf3 server per pair sending to it (a server serves one
 client at a time), ports from `port` up, started in the background and stopped by PID.
 
-Per pair: the per-second series over all chunks, judged by the project's stability rule
-(analysis/soak.py over analysis/stability.py) - and, where pairs share a host's link, beside
-that host's steady total (analysis/soak_sharing.py) -, retransmits, and whether it is slow
-beside the other pairs under the same load. Per host: NIC and InfiniBand error counters read
+Per pair: the per-second series over all chunks, folded as each chunk ends (soak_fold.py:
+bounded memory however long the soak) and judged per `period` by the project's stability
+rule (analysis/soak.py over analysis/soak_series.py) - and, where pairs share a host's
+link, beside that host's steady total (analysis/soak_sharing.py) -, retransmits, and
+whether it is slow beside the other pairs under the same load. Per host: NIC and InfiniBand error counters read
 before and after (kinds/network/soak_counters.py); a pair whose ends' counters grew is
 flagged. The table and the criterion 'stable network under load' are soak_report.py's.
 """
@@ -23,17 +24,17 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from stackprobe.analysis.soak import flag_counters, flag_slow, judge_pair, soak_verdict
-from stackprobe.analysis.soak_sharing import apply_sharing, judge_totals
+from stackprobe.analysis.soak import flag_counters, flag_slow, soak_verdict
+from stackprobe.analysis.soak_sharing import apply_sharing
 from stackprobe.kinds.chunked import chunk_lengths, run_chunks
 from stackprobe.kinds.context import StepContext, StepOutcome, start_servers, stop_started
 from stackprobe.kinds.contract import HostMode, Kind
 from stackprobe.kinds.network.network import IPERF3
 from stackprobe.kinds.network.pairs import PairHosts, Pairs, members, step_pairs
-from stackprobe.kinds.network.soak_chunk import PairChunk, SoakPair, run_chunk
+from stackprobe.kinds.network.soak_chunk import SoakPair, run_chunk
 from stackprobe.kinds.network.soak_counters import counter_records, read_counters, soak_nics
+from stackprobe.kinds.network.soak_fold import NetSoakFold
 from stackprobe.kinds.network.soak_report import StableUnderLoad, soak_rows, soak_tables
-from stackprobe.schema.records import SeriesPoint
 from stackprobe.schema.soak_records import NicCountersRecord, SoakPairRecord
 from stackprobe.spec.fields import Duration
 from stackprobe.spec.steps import StepSpec
@@ -49,6 +50,7 @@ class NetSoakStep(StepSpec):
     kind: Literal["net_soak"]
     duration: Duration = Duration.of(600)
     chunk: Duration = Duration.of(60)
+    period: Duration = Duration.of("1h")  # each judged alone (the storage soaks' rule)
     streams: int = Field(default=2, ge=1, le=128)
     # 'all' ordered pairs, N of them drawn with the run id, or a list of [client, server]
     pairs: Pairs = "all"
@@ -96,13 +98,16 @@ class NetSoakRunner:
         lengths = [float(max(1, round(s))) for s in
                    chunk_lengths(spec.duration.seconds, spec.chunk.seconds)]
         starts = [sum(lengths[:i]) for i in range(len(lengths))]
-        run = run_chunks(lengths, lambda i, s: run_chunk(
-            ctx, pairs, i, s, starts[i], spec.streams, spec.bitrate),
-            stopped=lambda chunk: any(c.interrupted for c in chunk.values()))
+        fold = NetSoakFold(pairs, spec.period.seconds, spec.cov_limit, spec.dip_fraction,
+                           one_period=spec.duration.seconds <= spec.period.seconds)
+        # each chunk folded as it ends: the loop keeps only whether it was interrupted
+        run = run_chunks(lengths, lambda i, s: fold.add(run_chunk(
+            ctx, pairs, i, s, starts[i], spec.streams, spec.bitrate)),
+            stopped=lambda interrupted: interrupted)
         after = ({h.name: "the soak was stopped: not read after it" for h in handles}
                  if run.stopped else read_counters(ctx, handles, nics, "after"))
         hosts = counter_records(before, after, nics)
-        records, totals = pair_records(pairs, run.results, spec)
+        records, totals = judged_pairs(fold, spec)
         flag_counters(records, {h.host: h.deltas for h in hosts})
         found = outcome(records, hosts, run.stopped, len(run.results), len(lengths), spec)
         found.findings["net_soak"]["hosts"] = totals
@@ -114,27 +119,11 @@ class NetSoakRunner:
             raise RuntimeError("; ".join(problems))
 
 
-def pair_records(pairs: list[SoakPair], chunks: list[dict[str, PairChunk]],
-                 spec: NetSoakStep) -> tuple[list[SoakPairRecord], dict]:
-    """Each pair's record from its chunks, judged (alone, then beside its hosts' totals:
-    analysis/soak_sharing.py); slow pairs flagged. Also the judged totals per host."""
-    out, series = [], {}
-    for pair in pairs:
-        mine = [c[pair.label] for c in chunks if pair.label in c]
-        points: list[SeriesPoint] = [p for c in mine for p in c.points]
-        series[(pair.client.name, pair.server.name)] = points
-        errors = [c.error for c in mine if c.error and not c.points]
-        retrans = [c.retransmits for c in mine if c.retransmits is not None]
-        rec = SoakPairRecord(
-            client=pair.client.name, server=pair.server.name, port=pair.port,
-            streams=spec.streams, tool_version=next((c.tool_version for c in mine
-                                                     if c.tool_version), None),
-            chunks=sum(1 for c in mine if c.points), chunks_failed=len(errors),
-            retransmits=sum(retrans) if retrans else None,
-            error=errors[-1] if errors else None)
-        out.append(judge_pair(rec, points, cov_limit=spec.cov_limit,
-                              dip_fraction=spec.dip_fraction))
-    totals = judge_totals(series, cov_limit=spec.cov_limit, dip_fraction=spec.dip_fraction)
+def judged_pairs(fold: NetSoakFold, spec: NetSoakStep) -> tuple[list[SoakPairRecord], dict]:
+    """Each pair's record from its folded chunks, judged (alone, then beside its hosts'
+    totals: analysis/soak_sharing.py); slow pairs flagged. Also the judged totals per host."""
+    out = fold.records(spec.streams)
+    totals = fold.totals.judged()
     for rec in out:
         others = [r for r in out if r.client == rec.client and r is not rec]
         apply_sharing(rec, totals, bool(others) and all(r.stability == "stable" for r in others))
@@ -174,7 +163,7 @@ class NetSoak(PairHosts, Kind):
     tools = (IPERF3,)
     records = (SoakPairRecord, NicCountersRecord)
     duration_fields = ("duration", "chunk")
-    verdict_fields = ("cov_limit", "dip_fraction", "slow_fraction", "port")
+    verdict_fields = ("cov_limit", "dip_fraction", "slow_fraction", "port", "period")
     checks = (StableUnderLoad(),)
 
     def title(self, spec: NetSoakStep, name):

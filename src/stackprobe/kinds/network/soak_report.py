@@ -53,13 +53,19 @@ def soak_table(step: StepResult) -> TextTable | None:
         return None
     hosts = {r.host: r for r in step.records if isinstance(r, NicCountersRecord)}
     info = (step.findings or {}).get("net_soak") or {}
+    # a soak longer than its period: how many of each pair's periods (hours) held
+    periods = any(len(r.periods) > 1 for r in pairs)
     t = TextTable(f"Network soak: per-pair stability ({step.id}, {len(pairs)} pairs at once, "
                   f"{info.get('chunks', '?')} chunk(s) of {info.get('chunk_s', 0):g} s)",
-                  ["pair", "mean", "min", "CoV", "stability", "retransmits", "counters",
-                   "verdict"], left=(0, 4, 6, 7), layer="network")
+                  ["pair", "mean", "min", "CoV", "stability"]
+                  + (["stable periods"] if periods else [])
+                  + ["retransmits", "counters", "verdict"],
+                  left=(0, 4, 6 + periods, 7 + periods), layer="network")
     for r in pairs:
+        held = [f"{sum(p.verdict == 'stable' for p in r.periods)}/{len(r.periods)}"]
         t.rows.append([f"{r.client}→{r.server}", _mbit(r.mean_bps), _mbit(r.min_bps),
                        "-" if r.cov is None else f"{r.cov * 100:.1f}%", r.stability or "-",
+                       *(held if periods else []),
                        "-" if r.retransmits is None else str(r.retransmits),
                        _counters(r, hosts), verdict_text(r)])
     t.notes += [n for r in pairs for n in r.notes]
