@@ -134,27 +134,41 @@ class StepMonitors:
             return {}, [], []
         for _, transport, _ in self.targets:  # a storage host no runner cleared after Ctrl-C
             transport.clear_interrupt()
+
+        def stop(item: tuple[str, HostMonitor]) -> tuple[str, dict | None, str | None]:
+            host, monitor = item
+            return (host, *self._finish(host, monitor.stop(), step_dir))
+
         with ThreadPoolExecutor(max_workers=min(32, len(self.monitors))) as pool:
-            results = dict(zip(self.monitors, pool.map(lambda m: m.stop(), self.monitors.values()),
-                               strict=True))
+            done = list(pool.map(stop, self.monitors.items()))
         out, problems, summaries = {}, [], {}
-        for host, res in results.items():
-            if res.problem and not res.problem.startswith(TOO_SHORT):
-                problems.append(f"monitoring {host}: {res.problem}")
-            fold = self.folds.get(host)
-            if res.raw_json:
-                atomic_write(step_dir / raw_name(host, False), res.raw_json)
-            series = fold.series() if fold is not None else res.series
-            if series is None or (fold is not None and not series.samples):
-                continue
-            atomic_write(step_dir / f"monitor-{host}.json", write_samples_json(series))
-            summary = (fold.summary(self.link_speeds.get(host)) if fold is not None
-                       else summarise(series, self.link_speeds.get(host)))
-            if host in self.roles:
-                summary["roles"] = list(self.roles[host])
-            summaries[host] = summary
-            out[host] = {"file": f"monitor-{host}.json", "raw": raw_name(host, fold is not None),
-                         "interval_s": series.interval_s, "summary": summary}
-            if fold is not None:
-                out[host]["segments"] = res.segments
+        for host, entry, problem in done:
+            if problem:
+                problems.append(problem)
+            if entry is not None:
+                out[host], summaries[host] = entry, entry["summary"]
         return out, hints(summaries) + role_outliers(summaries), problems
+
+    def _finish(self, host: str, res, step_dir: Path) -> tuple[dict | None, str | None]:
+        """One host's stopped monitor: its files written and its summary made in the worker
+        that stopped it, so only the hosts in flight hold their samples and sadf's text.
+        Collected first and written after the last host had stopped, every host's were held
+        at once: 150 MB of a 300-host run's pair step (docs/scale.md)."""
+        problem = (f"monitoring {host}: {res.problem}"
+                   if res.problem and not res.problem.startswith(TOO_SHORT) else None)
+        fold = self.folds.get(host)
+        if res.raw_json:
+            atomic_write(step_dir / raw_name(host, False), res.raw_json)
+        series = fold.series() if fold is not None else res.series
+        if series is None or (fold is not None and not series.samples):
+            return None, problem
+        atomic_write(step_dir / f"monitor-{host}.json", write_samples_json(series))
+        summary = (fold.summary(self.link_speeds.get(host)) if fold is not None
+                   else summarise(series, self.link_speeds.get(host)))
+        if host in self.roles:
+            summary["roles"] = list(self.roles[host])
+        entry = {"file": f"monitor-{host}.json", "raw": raw_name(host, fold is not None),
+                 "interval_s": series.interval_s, "summary": summary}
+        if fold is not None:
+            entry["segments"] = res.segments
+        return entry, problem
