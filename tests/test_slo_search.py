@@ -8,6 +8,8 @@ best passing setting, found by trying every setting.
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -91,3 +93,23 @@ def test_search_answers_within_tolerance_with_fewer_probes(x_max, l0_us, tail, l
     assert len(s.probes) <= len(ramp(measure, 1, hi, limit).probes) + 2
     assert len({p.setting for p in s.probes}) == len(s.probes)
     assert all(1 <= p.setting <= hi for p in s.probes)
+
+
+def falling_past_the_knee(numjobs: int) -> Probe:
+    """A device whose throughput falls once its latency passes the limit (its client's CPU
+    shared by more jobs: the lab's RBD on 2 cores), so a failing probe far above the last
+    passing one reads hardly more than it, while the settings between read much more."""
+    plateau = 9500 * (1 - math.exp(-numjobs / 4))
+    p99_ms = 0.6 + (numjobs / 15) ** 2 * 9.4
+    iops = plateau if p99_ms <= 10 else 0.65 * plateau
+    return Probe(numjobs, iops, p99_ms * 1e6, seconds=10.0)
+
+
+def test_a_failing_probe_far_above_the_last_passing_one_does_not_end_the_search():
+    s = search(falling_past_the_knee, 1, 32, 10e6)
+    best = truth(falling_past_the_knee, 1, 32, 10e6)
+    # the jump 4 -> 16 fails at 0.65x the plateau, within 5% of numjobs 4's IOPS: stopping
+    # there answered numjobs 4, 35% below the best
+    assert [p.setting for p in s.probes][:3] == [1, 4, 16]
+    assert s.answer.iops >= 0.95 * best.iops, (s.answer, best)
+    assert len(s.probes) < len(ramp(falling_past_the_knee, 1, 32, 10e6).probes)

@@ -8,7 +8,9 @@ their line reaches the limit — which brackets the answer; then the bracket is 
 interpolating the measured percentile (beyond a device's knee, latency grows about linearly
 with outstanding I/O — Little's law), falling back to bisection when interpolation stalls. It stops when
 the bracket is one step wide, or when the failing probe's IOPS is within `tolerance` of
-the best passing one's (no setting in between can be worth more than that).
+the best passing one's and the failing setting is at most twice the passing one (no setting
+in between can then be worth more than that: further apart, a device whose throughput falls
+past its knee can hide its best between them).
 
 `measure(setting)` runs one probe; everything else here is arithmetic, so the search is
 tested against synthetic devices as well as run against real ones. One probe per setting
@@ -23,6 +25,11 @@ from dataclasses import dataclass, field
 
 OVERSHOOT = 0.05  # probe this far past a predicted crossing, so it is likely to fail
 FLAT = 0.10  # latency rising less than this between two probes is the flat part
+# a failing probe's IOPS bound the settings below it only this near (a factor): past a
+# knee throughput can fall (more jobs sharing a client's CPU), so a probe far above the
+# last passing one may read less than the settings between (measured on the lab's RBD:
+# numjobs 4 at 7.9k IOPS, 16 failing at 7.3k, 12 to 16 passing at 9.4-9.5k in a ramp)
+NEAR = 2
 
 
 @dataclass(frozen=True)
@@ -91,7 +98,8 @@ def search(measure: Callable[[int], Probe], lo: int, hi: int, limit_ns: float, *
         return res
     last_side = None
     while bad.setting - good.setting > 1:  # 2. narrow the bracket
-        if bad.iops <= _best(res).iops * (1 + tolerance):
+        if (bad.iops <= _best(res).iops * (1 + tolerance)
+                and bad.setting <= NEAR * good.setting):
             res.reason = (f"settings between {good.setting} and {bad.setting} can gain at "
                           f"most {tolerance:.0%} IOPS")
             break
