@@ -32,7 +32,7 @@ import re
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 
-from stackprobe.analysis.soak_series import PERIOD_S, SoakSeries
+from stackprobe.analysis.soak_series import PERIOD_LABEL, PERIOD_S, SoakSeries
 from stackprobe.analysis.stability import COV_LIMIT, DIP_FRACTION, MIN_POINTS
 from stackprobe.schema.records import SeriesPoint
 from stackprobe.schema.soak_records import SoakPairRecord, SoakPoint
@@ -57,16 +57,17 @@ def downsample(samples: Sequence[SoakSample], max_points: int = MAX_POINTS) -> l
     width = math.ceil(sum(s.seconds for s in kept) / max_points) if kept else 1
     out: list[SoakPoint] = []
     group: list[SoakSample] = []
+    seconds = 0
     for at, sample in enumerate(kept):
         group.append(sample)
-        if sum(s.seconds for s in group) >= width or at == len(kept) - 1:
-            seconds = sum(s.seconds for s in group)
+        seconds += sample.seconds
+        if seconds >= width or at == len(kept) - 1:
             out.append(SoakPoint(
                 t_s=group[-1].t_s, seconds=seconds,
                 bw_bytes=sum((s.bw_bytes or 0.0) * s.seconds for s in group) / seconds,
                 bw_min_bytes=min(s.bw_min_bytes for s in group if s.bw_min_bytes is not None),
                 bw_max_bytes=max(s.bw_max_bytes for s in group if s.bw_max_bytes is not None)))
-            group = []
+            group, seconds = [], 0
     return out
 
 
@@ -75,7 +76,7 @@ def fold(series: Iterable[SeriesPoint], *, period_s: float = PERIOD_S,
          label: str = "") -> SoakSeries:
     """A whole series folded at once (a soak folds its chunks as they end instead)."""
     out = SoakSeries(period_s=period_s, cov_limit=cov_limit, dip_fraction=dip_fraction,
-                     period_label=label or "period {n}")
+                     period_label=label or PERIOD_LABEL)
     for point in series:
         out.add(point)
     return out

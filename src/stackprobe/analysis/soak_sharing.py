@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
-from stackprobe.analysis.soak_series import PERIOD_S, SoakSeries
+from stackprobe.analysis.soak_series import PERIOD_S, SoakSeries, period_label
 from stackprobe.analysis.stability import COV_LIMIT, DIP_FRACTION, MIN_POINTS
 from stackprobe.schema.records import SeriesPoint
 from stackprobe.schema.soak_records import SoakPairRecord
@@ -69,10 +69,10 @@ class TotalsFold:
                 self.members[("in", pair[1])].add(pair)
         for key, points in host_totals(chunk).items():
             if key not in self.series:
-                label = _label(key) if self.one_period else f"{_label(key)}, period {{n}}"
-                self.series[key] = SoakSeries(period_s=self.period_s, cov_limit=self.cov_limit,
-                                              dip_fraction=self.dip_fraction,
-                                              period_label=label)
+                self.series[key] = SoakSeries(
+                    period_s=self.period_s, cov_limit=self.cov_limit,
+                    dip_fraction=self.dip_fraction,
+                    period_label=period_label(_label(key), self.one_period))
             for p in points:
                 self.series[key].add(p)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from stackprobe.analysis.soak import judge_pair
-from stackprobe.analysis.soak_series import SoakSeries
+from stackprobe.analysis.soak_series import SoakSeries, period_label
 from stackprobe.analysis.soak_sharing import Pair, TotalsFold
 from stackprobe.kinds.network.soak_chunk import PairChunk, SoakPair
 from stackprobe.schema.soak_records import SoakPairRecord
@@ -51,16 +51,16 @@ class NetSoakFold:
     cov_limit: float
     dip_fraction: float
     one_period: bool  # the soak is no longer than a period: sentences name no period
-    tallies: dict[str, PairTally] = field(default_factory=dict)
-    totals: TotalsFold | None = None
+    tallies: dict[str, PairTally] = field(init=False, default_factory=dict)
+    totals: TotalsFold = field(init=False)
 
     def __post_init__(self) -> None:
         for pair in self.pairs:
             name = f"{pair.client.name}→{pair.server.name}"
-            label = name if self.one_period else f"{name}, period {{n}}"
             self.tallies[pair.label] = PairTally(SoakSeries(
                 period_s=self.period_s, cov_limit=self.cov_limit,
-                dip_fraction=self.dip_fraction, period_label=label))
+                dip_fraction=self.dip_fraction,
+                period_label=period_label(name, self.one_period)))
         self.totals = TotalsFold(period_s=self.period_s, cov_limit=self.cov_limit,
                                  dip_fraction=self.dip_fraction, one_period=self.one_period)
 
