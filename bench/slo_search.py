@@ -56,7 +56,7 @@ from stackprobe.units import fmt_iops, fmt_ns, parse_duration_s  # noqa: E402
 STACKPROBE = [sys.executable, "-m", "stackprobe"]
 POOL = f"stackprobe-bench-{os.getpid()}"
 IMAGE_MB = 1024  # fits the lab OSDs' caches once read: a plateau that does not drift
-SHORT = {"image_mb": 64, "runtime": 1, "ramp_time": 0, "max": 4, "limit": "10s", "repeat": 2}
+SHORT = {"image_mb": 64, "runtime": 1, "ramp_time": 0, "max": 4, "limit": "10s", "repeat": 1}
 
 
 def ceph(conf: Path, *args: str) -> str:

@@ -35,7 +35,7 @@ PYTEST = [sys.executable, "-m", "pytest", "-q"]
 # beside the system tier: the fast tier, and the system tests marked `beside` (they judge
 # no measured figure and no wall time and use no lab: the wheel, Chromium, ingest of real
 # tool output), which then wait for a core in the idle time too
-FAST = ["-m", "not system or beside", "-n", "2", "--dist", "worksteal"]
+FAST = ["-m", "not system or beside", "-n", "2", "--dist", "worksteal", "--durations=15"]
 SYSTEM = ["-m", "system and not beside", "--durations=25"]  # where the time goes, in every log
 TEARDOWN_S = 300  # after SIGINT: a tier tearing its labs down (a lab Ceph cluster, hosts)
 

@@ -20,6 +20,9 @@ import pytest
 from conftest import STACKPROBE, run_cli
 from stackprobe.store.rundir import load_results
 
+# beside the one-at-a-time system tests (tests/run_tiers.py): failures and interrupts: its one time limit (stopped well before a 60 s runtime) only gets harder to miss when slower
+pytestmark = pytest.mark.beside
+
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="mounting tmpfs needs root")
 
 

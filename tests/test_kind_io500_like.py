@@ -21,7 +21,8 @@ from stackprobe.kinds.fio.fio_job import build_metadata_job, metadata_dirs
 from stackprobe.kinds.hpc.io500_like import Io500LikeStep
 from stackprobe.kinds.hpc.io500_like_jobs import PHASES, Client, phase_job
 
-pytestmark = pytest.mark.slow
+# beside the one-at-a-time system tests (tests/run_tiers.py): it checks phases, units and the score's formula, never a level
+pytestmark = [pytest.mark.slow, pytest.mark.beside]
 
 SUITE = """\
 name: io500-like-test

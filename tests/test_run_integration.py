@@ -18,7 +18,8 @@ from conftest import run_cli
 from stackprobe.schema.records import percentile_value
 from stackprobe.store.rundir import load_results
 
-pytestmark = [pytest.mark.tools]
+# beside the one-at-a-time system tests (tests/run_tiers.py): its figures are checked against each other (IOPS x block size, percentiles in order), not against a level
+pytestmark = [pytest.mark.tools, pytest.mark.beside]
 
 SMALL_SUITE = """
 name: small

@@ -11,7 +11,8 @@ import pytest
 
 from conftest import run_cli
 
-pytestmark = pytest.mark.tools
+# beside the one-at-a-time system tests (tests/run_tiers.py): its rules are >= 1 and >= 1T, and its regression is against a baseline 3x the run
+pytestmark = [pytest.mark.tools, pytest.mark.beside]
 
 STEP = """\
   - kind: fio
