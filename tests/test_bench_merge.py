@@ -25,6 +25,9 @@ from stackprobe.analysis.histogram import FIO_DEFAULT_PERCENTILES
 from stackprobe.parsers.fio.fio_json import result_document
 from stackprobe.schema.records import percentile_key
 
+# beside the one-at-a-time system tests (tests/run_tiers.py): recorded fio outputs merged: exact percentiles, no level
+pytestmark = pytest.mark.beside
+
 RECORDED = FIXTURES / "recorded" / "fio-merge"
 LINE = (r"{label}={n} merge_s=\d+\.\d{{3}} parse_s=\d+\.\d{{3}} records_mb=\d+\.\d "
         r"merge_peak_mb=\d+\.\d rss_mb=\d+ bins=[1-9]\d* exact=yes")

@@ -21,6 +21,9 @@ from stackprobe.spec.hosts import Host
 from stackprobe.spec.tools import Tool
 from stackprobe.transport.local import LocalTransport
 
+# beside the one-at-a-time system tests (tests/run_tiers.py): what doctor finds; its one time limit bounds an unreachable host, which a slower run only makes harder
+pytestmark = pytest.mark.beside
+
 
 def test_probe_lines_are_read_and_anything_else_refused():
     probe = parse_doctor_probe("tool\tfio\tyes\ntool\tiperf3\tno\nspace\t/srv\t10 4096\n"

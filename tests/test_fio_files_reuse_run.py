@@ -11,6 +11,9 @@ import pytest
 
 from conftest import run_cli
 
+# beside the one-at-a-time system tests (tests/run_tiers.py): which test files are reused: no level
+pytestmark = pytest.mark.beside
+
 SUITE = """\
 name: reuse
 steps:

@@ -29,6 +29,9 @@ from stackprobe.parsers.fio.fio_hist_log import PLAT_NR, bucket_value, parse_his
 from stackprobe.parsers.fio.fio_json import result_document
 from stackprobe.schema.records import percentile_key
 
+# beside the one-at-a-time system tests (tests/run_tiers.py): histograms merged against fio's own percentiles: no level
+pytestmark = pytest.mark.beside
+
 RECORDED = FIXTURES / "recorded"
 HIST = RECORDED / "fio-hist"
 EXACT = HIST / "fio-3.33_exact_2groups"

@@ -15,6 +15,9 @@ from stackprobe.analysis.io_summary import summarise_io
 from stackprobe.parsers.fio.fio_json import FioJsonError, json_documents, parse_fio_json
 from stackprobe.schema.records import percentile_key, percentile_value
 
+# beside the one-at-a-time system tests (tests/run_tiers.py): fio's own output against itself: no level
+pytestmark = pytest.mark.beside
+
 
 def test_fio_2_style_and_3_1_json():
     text = (FIXTURES / "public" / "fio" / "fio-3.1_json_randread_qd32_jobs_disk_util_fio-plot.json").read_text()

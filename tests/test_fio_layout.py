@@ -15,6 +15,9 @@ from stackprobe.kinds.fio.fio import FioStep
 from stackprobe.kinds.fio.fio_job import build_job
 from stackprobe.parsers.fio.workload import normalise_workload
 
+# beside the one-at-a-time system tests (tests/run_tiers.py): which test files are laid out: no level
+pytestmark = pytest.mark.beside
+
 
 def _job(directory="/data", engine=None, **params):
     spec = FioStep.model_validate({"kind": "fio", "name": "j", **params})

@@ -10,6 +10,9 @@ import pytest
 
 from conftest import run_cli
 
+# beside the one-at-a-time system tests (tests/run_tiers.py): real fio output read back: no level
+pytestmark = pytest.mark.beside
+
 SUITE = """
 name: live-fio
 steps:

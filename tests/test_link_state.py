@@ -27,6 +27,9 @@ from stackprobe.parsers.network.ibstat import parse_ibstat
 from stackprobe.parsers.network.link_probe import parse_link_probe
 from stackprobe.suite.loader import SuiteError, load_hosts
 
+# beside the one-at-a-time system tests (tests/run_tiers.py): the links' state: no level
+pytestmark = pytest.mark.beside
+
 PUBLIC = FIXTURES / "public"
 TREES = FIXTURES / "synthetic" / "link_state"
 FDR_SENTENCE = "h7 mlx5_0 port 1: 56 Gb/sec (4X FDR) while 15 hosts run 100 Gb/sec (4X EDR)"

@@ -27,6 +27,9 @@ from stackprobe.schema.hpc_records import HpccRecord
 from stackprobe.schema.records import InventoryRecord
 from stackprobe.schema.results import StepResult
 
+# beside the one-at-a-time system tests (tests/run_tiers.py): the DIMMs beside a triad: no level
+pytestmark = pytest.mark.beside
+
 PUBLIC = FIXTURES / "public" / "dmidecode"
 SUPERMICRO = PUBLIC / "dmidecode-3.3_supermicro-sys-6029p-wtrt_2x-gold-6226r_12-of-12.txt"
 DERIVED = (FIXTURES / "synthetic" / "dmidecode"

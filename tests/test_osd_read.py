@@ -25,6 +25,9 @@ from stackprobe.schema.records import CephInventoryRecord, IoRecord, IoStats
 from stackprobe.schema.results import RunInfo, RunResults, StepResult
 from stackprobe.transport.local import LocalTransport
 
+# beside the one-at-a-time system tests (tests/run_tiers.py): what is read and that nothing is written: no level
+pytestmark = pytest.mark.beside
+
 CEPH = FIXTURES / "recorded" / "ceph"
 MIB = 1024**2
 

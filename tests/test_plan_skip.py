@@ -16,6 +16,9 @@ from stackprobe.plan.expand import expand
 from stackprobe.spec.hosts import HostsFile
 from stackprobe.suite.models import Suite
 
+# beside the one-at-a-time system tests (tests/run_tiers.py): which steps are skipped: no level
+pytestmark = pytest.mark.beside
+
 SHELL_ONLY = {"hosts": [{"name": "h1", "access": "local"},
                         {"name": "h2", "access": "local", "address": "127.0.0.2"}]}
 SUITE = """name: skip

@@ -19,6 +19,9 @@ from stackprobe.spec.hosts import Host
 from stackprobe.transport.fleet import HostHandle
 from stackprobe.transport.local import LocalTransport
 
+# beside the one-at-a-time system tests (tests/run_tiers.py): the steps' records from the installed tools: no level
+pytestmark = pytest.mark.beside
+
 TREES = Path(__file__).parent / "fixtures" / "synthetic" / "rdma"
 
 SUITE = """name: rdma-here

@@ -16,6 +16,9 @@ from stackprobe.plan.expand import expand
 from stackprobe.suite.loader import load_suite, parse_suite
 from stackprobe.suite.overrides import parse_override
 
+# beside the one-at-a-time system tests (tests/run_tiers.py): what a run's overrides change: no level
+pytestmark = pytest.mark.beside
+
 
 def _step(loaded, name):
     return next(s for s in loaded.suite.steps if s.name == name)

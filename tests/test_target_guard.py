@@ -30,6 +30,9 @@ from stackprobe.spec.planned import PlannedStep
 from stackprobe.transport.base import CommandResult
 from stackprobe.transport.local import LocalTransport
 
+# beside the one-at-a-time system tests (tests/run_tiers.py): loop devices and what the guard refuses: no figure
+pytestmark = pytest.mark.beside
+
 REC = FIXTURES / "recorded" / "guard"
 UL = "util-linux-2.38.1"
 

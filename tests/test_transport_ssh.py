@@ -12,7 +12,8 @@ from cephlab import pid_alive
 from stackprobe.transport.pid_tag import split_pid
 from stackprobe.transport.ssh import SshPool, SshTransport, remote_command
 
-pytestmark = [pytest.mark.tools, pytest.mark.root]
+# beside the one-at-a-time system tests (tests/run_tiers.py): SSH to 127.0.0.1; its time limits bound a timeout or an interrupt, which a slower run only makes harder to meet
+pytestmark = [pytest.mark.tools, pytest.mark.root, pytest.mark.beside]
 
 
 @pytest.fixture(scope="module")
