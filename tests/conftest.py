@@ -42,29 +42,10 @@ settings.register_profile("stackprobe", deadline=None)
 settings.load_profile("stackprobe")
 
 
-# `make test`'s two lanes (tests/run_tiers.py sets STACKPROBE_TEST_LANE) each start with
-# what the other disturbs least. Disk I/O is not shared by nice: the lane beside runs at
-# nice 19, yet its fio writes reach the same disk as the lab Ceph cluster's OSDs (seen: a
-# CephFS client's merged rate 2.1x the clients' sum while a beside test wrote). So the front
-# starts with its tests of CPU and network only, and the lane beside starts with its modules
-# that run real tools, and is pure Python (CPU, which nice does share) once they are done.
-LANE = os.environ.get("STACKPROBE_TEST_LANE")
-FRONT_FIRST = ("test_net_soak_lab", "test_hpc_lab", "test_mpi_pairs_lab", "test_lab_hosts",
-               "test_ipmi_lab", "test_health_lab", "test_check_lab", "test_hosts_sources_lab",
-               "test_kind_hpcc", "test_kind_hpcc_nodes", "test_nic_live", "test_host_modes",
-               "test_parse_iperf3")
-
-
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if any(item.get_closest_marker(m) for m in SYSTEM_MARKERS):
             item.add_marker(pytest.mark.system)
-    if LANE == "front":
-        items.sort(key=lambda item: item.module.__name__ not in FRONT_FIRST)  # stable
-    elif LANE == "beside":  # whole modules, so a module's fixtures are made once
-        with_tools = {item.module.__name__ for item in items
-                      if item.get_closest_marker("system") and item.get_closest_marker("beside")}
-        items.sort(key=lambda item: item.module.__name__ not in with_tools)
 
 
 @pytest.fixture(scope="session", autouse=True)
