@@ -11,9 +11,6 @@ from pathlib import Path
 
 import pytest
 
-# beside the one-at-a-time system tests (tests/run_tiers.py): the bench's short mode: its figures are only required to be printed
-pytestmark = pytest.mark.beside
-
 ROOT = Path(__file__).resolve().parents[1]
 
 

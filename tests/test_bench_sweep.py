@@ -10,9 +10,6 @@ from pathlib import Path
 
 import pytest
 
-# beside the one-at-a-time system tests (tests/run_tiers.py): the bench's short mode: its ratio is only required to be printed and plausible
-pytestmark = pytest.mark.beside
-
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -38,9 +38,6 @@ from stackprobe.schema.results import (
     StepSummary,
 )
 
-# beside the one-at-a-time system tests (tests/run_tiers.py): disk against tmpfs with direct I/O, tens of times apart: no contention hides that
-pytestmark = pytest.mark.beside
-
 # --- building results -------------------------------------------------------------------
 
 FIO = {"rw": "randwrite", "bs": "4k", "iodepth": 128, "size": "256M", "runtime": 5,

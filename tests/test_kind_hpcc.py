@@ -16,9 +16,6 @@ import pytest
 from conftest import STACKPROBE, run_cli
 
 pytestmark = [pytest.mark.tools, pytest.mark.slow]
-# beside the one-at-a-time system tests (tests/run_tiers.py): no level judged but a floor far
-# below what a slowed run gives (1 Gflop/s, 100 MB/s); the OpenBLAS test's ratio stays in front
-BESIDE = pytest.mark.beside
 
 SUITE = """name: hpcc
 steps:
@@ -35,7 +32,6 @@ def _run(tmp_path: Path, suite: str, check: int) -> tuple[Path, dict]:
     return run_dir, json.loads((run_dir / "results.json").read_text())
 
 
-@BESIDE
 def test_hpl_and_stream_on_two_processes(tmp_path):
     run_dir, results = _run(tmp_path, SUITE, check=0)
     hpl, stream = results["steps"]
@@ -59,7 +55,6 @@ def test_hpl_and_stream_on_two_processes(tmp_path):
     assert list((tmp_path).glob("stackprobe-*")) == []  # the work directory is removed
 
 
-@BESIDE
 def test_a_failed_residual_fails_the_step_without_a_figure(tmp_path):
     """A threshold no solve can meet: HPL prints FAILED, hpcc Success=0."""
     inf = (Path(__file__).parent / "fixtures/synthetic/hpccinf/n2000-1x2.txt").read_text().splitlines()
@@ -93,7 +88,6 @@ def _hpcc_pids_under(root: Path) -> list[int]:
     return found
 
 
-@BESIDE
 def test_a_killed_hpcc_fails_the_step_and_keeps_the_cut_file(tmp_path):
     (tmp_path / "s.yaml").write_text("name: killed\nsteps:\n  - {kind: hpl, n: 6000, processes: 2}\n")
     proc = subprocess.Popen([*STACKPROBE, "run", "s.yaml", "--target", str(tmp_path), "--out",
@@ -154,7 +148,6 @@ def _path_without_hpcc(tmp_path: Path) -> str:
     return str(bin_dir)
 
 
-@BESIDE
 def test_without_hpcc_the_steps_fall_back_to_stress_ng_and_sysbench_and_say_so(tmp_path):
     path = _path_without_hpcc(tmp_path)
     (tmp_path / "s.yaml").write_text("name: fallback\nsteps:\n"

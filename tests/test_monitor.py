@@ -18,9 +18,6 @@ from stackprobe.monitor.sampler import SADC
 from stackprobe.transport.base import CommandResult
 from stackprobe.transport.local import LocalTransport
 
-# beside the one-at-a-time system tests (tests/run_tiers.py): the monitor against fio measured at the same moments: a slower run moves both
-pytestmark = pytest.mark.beside
-
 needs_sysstat = pytest.mark.skipif(not (Path(SADC).exists() and shutil.which("sadf")),
                                    reason="sysstat (sadc, sadf) not installed")
 

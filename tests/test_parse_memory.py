@@ -19,9 +19,6 @@ from stackprobe.kinds.host.memory_commands import (
 )
 from stackprobe.parsers.host.memory import parse_mbw, parse_stress_ng_stream, parse_sysbench_memory
 
-# beside the one-at-a-time system tests (tests/run_tiers.py): real tools' output parsed: a plausible range of 100 MB/s to 1 TB/s
-pytestmark = pytest.mark.beside
-
 REC = Path(__file__).parent / "fixtures" / "recorded"
 MIB = 1024**2
 

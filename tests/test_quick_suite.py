@@ -13,9 +13,6 @@ from conftest import run_cli
 from html_report_helpers import SvgCensus, chromium, open_offline
 from stackprobe.store.rundir import load_results
 
-# beside the one-at-a-time system tests (tests/run_tiers.py): its one wall-time check is a budget (300 s, about 95 s alone): at nice 19 a run only gets slower, so passing it beside passes it alone
-pytestmark = pytest.mark.beside
-
 QUICK_BUDGET_S = 300
 ARTIFACTS = Path(__file__).resolve().parents[1] / "tests" / "artifacts"
 

@@ -13,9 +13,6 @@ from stackprobe.analysis.recommend import Advice, SweepPoint, advise
 from stackprobe.parsers.ceph.rados_bench import parse_rados_bench
 from stackprobe.parsers.fio.fio_json import parse_fio_json
 
-# beside the one-at-a-time system tests (tests/run_tiers.py): the advice's structure on a real sweep, not what the disk does
-pytestmark = pytest.mark.beside
-
 
 def qd(depth: int, iops: float, lat_us: float | None = None) -> SweepPoint:
     return SweepPoint(f"iodepth={depth}", depth, iops, None if lat_us is None else lat_us * 1000,

@@ -18,8 +18,7 @@ import pytest
 from conftest import run_cli
 from stackprobe.store.rundir import load_results
 
-# beside the one-at-a-time system tests (tests/run_tiers.py): loop devices as targets: it checks that I/O moved, not how much
-pytestmark = [pytest.mark.root, pytest.mark.tools, pytest.mark.slow, pytest.mark.beside]
+pytestmark = [pytest.mark.root, pytest.mark.tools, pytest.mark.slow]
 
 DEVICE_BYTES = 64 * 1024**2
 # quick as it is, made short with the suite options every user has: size-bound fio jobs
