@@ -33,10 +33,10 @@ from pathlib import Path
 
 PYTEST = [sys.executable, "-m", "pytest", "-q"]
 # beside the system tier: the fast tier, and the system tests marked `beside` (they use no
-# lab and judge nothing another load could move: the wheel, Chromium, ingest of real tool
-# output, figures checked against each other or a plausible range, the quick suite's
-# 5-minute budget, which a slower run only makes harder), which then wait for a core in the
-# idle time too; their 15 slowest are printed as the front's 25 are
+# lab, judge nothing another load could move and put little load on the disk: the wheel,
+# Chromium, fio's output read back, SSH to 127.0.0.1; nice shares CPU time only, not the
+# disk, memory bandwidth or an MPI rank's polling: docs/ARCHITECTURE.md), which then wait
+# for a core in the idle time too; their 15 slowest are printed as the front's 25 are
 FAST = ["-m", "not system or beside", "-n", "2", "--dist", "worksteal", "--durations=15"]
 SYSTEM = ["-m", "system and not beside", "--durations=25"]  # where the time goes, in every log
 TEARDOWN_S = 300  # after SIGINT: a tier tearing its labs down (a lab Ceph cluster, hosts)
