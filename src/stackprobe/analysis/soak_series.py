@@ -39,13 +39,13 @@ PERIOD_S = 3600.0
 # how a period's sentence names it ({n}: its number from 1); a caller judging several
 # series at once puts the series' name in it, one whose soak is a single period its name alone
 PERIOD_LABEL = "period {n}"
+_ORDER = {"stable": 0, "fluctuating": 1, "stalled": 2}
 
 
 def period_label(name: str, one_period: bool) -> str:
     """How a named series' period sentences start: its name alone when the soak is a single
     period, else its name and the period's number."""
     return name if one_period else f"{name}, {PERIOD_LABEL}"
-_ORDER = {"stable": 0, "fluctuating": 1, "stalled": 2}
 
 
 def metric_of(point: SeriesPoint) -> str:
