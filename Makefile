@@ -37,8 +37,9 @@ run: deps
 # and the two cores with Ceph, and most of these tests judge measured figures (an SLO, a
 # ratio, a spread), which a second test running beside them would move — and the
 # pure-Python tier beside it at nice 19 on both cores (pytest-xdist), in the time the
-# system tests spend waiting on the tools.
-test: deps dist
+# system tests spend waiting on the tools. The wheel and sdist are built by their own test,
+# beside the system tests (tests/test_wheel.py), not before them.
+test: deps
 	$(VPY) -m ruff check src tests bench
 	$(BYTECODE) $(VPY) -m compileall -q src tests bench >/dev/null
 	$(BYTECODE) $(VPY) tests/run_tiers.py
@@ -55,8 +56,8 @@ deps: system-deps venv
 
 deps-all: deps
 
-# The wheel and sdist `pip install` takes (tests/test_wheel.py installs the wheel into a fresh
-# venv): the CLI and its Python dependencies alone, no system package.
+# The wheel and sdist `pip install` takes: the CLI and its Python dependencies alone, no
+# system package (tests/test_wheel.py builds both the same way and installs the wheel).
 dist: venv
 	rm -rf dist
 	$(VPY) -m build -q --outdir dist . >/dev/null

@@ -1,7 +1,8 @@
-"""`pip install stackprobe` from the wheel the project builds (`make dist`, run by `make test`)
-gives the CLI and its Python dependencies alone: installed into a fresh venv with no system
-package and no extra, it ingests a tool's output, lists and plans the built-in suites (the
-package data came along), and has not pulled in mpi4py (the `mpi` extra)."""
+"""`pip install stackprobe` from the wheel the project builds (as `make dist` does: the sdist,
+then the wheel from the sdist, so a file the sdist leaves out fails here) gives the CLI and
+its Python dependencies alone: installed into a fresh venv with no system package and no
+extra, it ingests a tool's output, lists and plans the built-in suites (the package data
+came along), and has not pulled in mpi4py (the `mpi` extra)."""
 
 from __future__ import annotations
 
@@ -21,14 +22,13 @@ FIO_JSON = FIXTURES / "public" / "fio" / "fio-3.19_json_jobs_disk_util_pbench.js
 
 
 def _wheel(tmp: Path) -> Path:
-    """The wheel `make dist` left when it is newer than every source file, else one built now."""
-    newest_source = max(p.stat().st_mtime for p in (ROOT / "src").rglob("*") if p.is_file())
-    built = sorted((ROOT / "dist").glob("stackprobe-*.whl"))
-    if built and built[-1].stat().st_mtime >= newest_source:
-        return built[-1]
+    """Built now, from this checkout, into the test's own directory: `make test` no longer
+    builds `dist/` before the tests, and a `dist/` left by an older `make dist` may not be
+    this source."""
     out = tmp / "dist"
-    subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(ROOT)],
+    subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
                    check=True, capture_output=True, timeout=300)
+    assert len(list(out.glob("stackprobe-*.tar.gz"))) == 1  # the sdist the wheel came from
     (wheel,) = out.glob("stackprobe-*.whl")
     return wheel
 
