@@ -181,8 +181,10 @@ def test_without_the_slow_link_and_cpu_the_same_criteria_exit_0(lab, tmp_path):
                                          # veth on 2 shared cores: one direction of an
                                          # unshaped pair measured 1.55x the other, and
                                          # pairs ran 6.0-6.9 Gbit/s of veth's nominal 10
-                                         # (seen); the shaped link above is ~50x and 0.02
-                                         "  - {kind: network, hosts: all, seconds: 2, streams: 1,"
+                                         # (seen); the shaped link above is ~50x and 0.02.
+                                         # One second a pair: the 12 pairs of the four
+                                         # entries one after another took 34 s at two
+                                         "  - {kind: network, hosts: all, seconds: 1, streams: 1,"
                                          " asymmetry: 3, slow_fraction: 0.3}\n")
     netns.unshape(h2.veth)
     set_cpu_quota(Path(h3.cgroup), None)
