@@ -1,7 +1,8 @@
 """The Ceph rungs against a real lab cluster (one per test session, see conftest.ceph_lab).
 
 ceph-quick end to end, with a user pool and image that must come out byte-for-byte
-unchanged; a planted slow OSD (CPU-capped by a cgroup) that osd_bench must name; Ctrl-C
+unchanged; a planted slow OSD (CPU-capped by a cgroup) that osd_bench, the ladder and Ceph's
+own per-OSD counters must name; Ctrl-C
 and a failed step that must still leave no pool, image, object or mount behind; cluster
 health shown (WARN) or refused (ERR) before any load.
 """
@@ -189,30 +190,47 @@ def test_show_prints_the_ceph_tables(quick_run):
     assert md.returncode == 0
 
 
+# One run with osd.1 capped, judged twice: osd_bench and the ladder name it (below), and
+# Ceph's own per-OSD counters name it during the rados bench step (the Ceph view, watched
+# from the lab's machine as a local storage host). 8 s of writes: at 5 the capped OSD's
+# share of the step's counters was too small to stand out in every run.
+SLOW_OSD_HOSTS = "hosts:\n  - {name: cephhost, access: local, roles: [storage]}\n"
 SLOW_OSD_SUITE = """
 name: osd-check
+ceph: {pool: create, pg_num: 32}
 steps:
   - kind: osd_bench
     bytes: 256M
     block_size: 4M
     threshold_pct: 20
   - kind: rados_bench
+    name: write
     block_size: 4M
     threads: 16
-    seconds: 5
+    seconds: 8
     modes: [write]
 """
 
 
-def test_slow_osd_is_named(ceph_lab, tmp_path):
+@pytest.fixture(scope="module")
+def slow_osd_run(ceph_lab, tmp_path_factory):
+    base = tmp_path_factory.mktemp("slowosd")
+    (base / "s.yaml").write_text(SLOW_OSD_SUITE)
+    (base / "hosts.yaml").write_text(SLOW_OSD_HOSTS)
+    target = base / "target"
+    target.mkdir()
+    with cpu_limited(ceph_lab.osd_pid(1), percent=3):
+        run_cli(["run", "s.yaml", "--hosts", "hosts.yaml", "--ceph-conf", ceph_lab.conf,
+                 "--target", target, "--out", base / "runs"], cwd=base, check=0, timeout=600)
+    run_dir = _run_dir(base / "runs")
+    assert _stackprobe_leftovers(ceph_lab, target) == []
+    return run_dir, load_results(run_dir)
+
+
+def test_slow_osd_is_named(slow_osd_run):
     """osd_bench flags the capped OSD; the ladder of the pool's write names the OSD layer
     and that OSD as what limits it — in `show` and in the HTML report."""
-    (tmp_path / "s.yaml").write_text(SLOW_OSD_SUITE)
-    with cpu_limited(ceph_lab.osd_pid(1), percent=3):
-        run_cli(["run", "s.yaml", "--ceph-conf", ceph_lab.conf, "--out", tmp_path / "runs"],
-                cwd=tmp_path, check=0, timeout=600)
-    run_dir = _run_dir(tmp_path / "runs")
-    results = load_results(run_dir)
+    run_dir, results = slow_osd_run
     (bench,) = [s for s in results.steps if s.kind == "osd_bench"]
     slow = [w for w in bench.warnings if "below the median" in w]
     assert len(slow) == 1 and slow[0].startswith("osd.1 "), bench.warnings
@@ -225,6 +243,21 @@ def test_slow_osd_is_named(ceph_lab, tmp_path):
     run_cli(["report", run_dir, "-f", "html"], check=0)
     html = (run_dir / "report.html").read_text()
     assert "The ladder" in html and "limited by the OSD layer" in html
+
+
+def test_capped_osd_is_named_from_cephs_own_counters(slow_osd_run):
+    """The rados bench step's own view: its per-OSD counters (perf dumps before and after
+    the step, `ceph osd perf` during it) flag osd.1, and the step's hint names it."""
+    run_dir, results = slow_osd_run
+    (bench,) = [s for s in results.steps if s.kind == "rados_bench"]
+    assert bench.monitor["cephhost"]["summary"]["roles"] == ["storage"]
+    osds = bench.ceph_view["osds"]
+    assert osds["osd.1"]["flags"], osds
+    assert not osds["osd.0"]["flags"] and not osds["osd.2"]["flags"], osds
+    named = [h for h in bench.hints if "stands out" in h]
+    assert len(named) == 1 and named[0].startswith("osd.1 "), bench.hints
+    shown = " ".join(run_cli(["show", run_dir], check=0).stdout.split())
+    assert "osd.1 stands out among the 3 OSDs" in shown
 
 
 # A slow write (4K objects, 2 at a time) so the 60 s step cannot fill the small lab.
