@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -243,6 +244,50 @@ def test_slow_osd_is_named(slow_osd_run):
     run_cli(["report", run_dir, "-f", "html"], check=0)
     html = (run_dir / "report.html").read_text()
     assert "The ladder" in html and "limited by the OSD layer" in html
+
+
+# what the Ceph view keeps of each Ceph step, beside the storage host's sadc samples
+RAW = ("ceph-osd-perf.jsonl", "ceph-pool-stats.jsonl", "ceph-health.jsonl",
+       "ceph-perf-dump-before.jsonl", "ceph-perf-dump-after.jsonl", "monitor-cephhost.json")
+
+
+def test_storage_host_and_every_osd_watched_during_each_ceph_step(ceph_lab, slow_osd_run):
+    """The hosts file names one entry, the lab's own machine as a local storage host, so the
+    run has a storage host without any namespace: sadc watches it during every Ceph step
+    beside the controller (the client), and Ceph's own view covers every OSD (the capped
+    one too: it is slow, not idle)."""
+    run_dir, results = slow_osd_run
+    assert [h["name"] for h in results.run.hosts] == ["cephhost"]  # opened, named by no step
+    ceph_steps = [s for s in results.steps if s.kind in ("ceph_inventory", "rados_bench")]
+    assert len(ceph_steps) == 2 and all(s.status == "ok" for s in ceph_steps)
+    for step in ceph_steps:
+        assert step.monitor["cephhost"]["summary"]["roles"] == ["storage"], step.id
+        assert [r for h, i in step.monitor.items() if h != "cephhost"
+                for r in i["summary"]["roles"]] == ["client"]  # the controller drove it
+        for name in RAW:
+            assert (run_dir / "steps" / step.id / name).is_file(), (step.id, name)
+        assert step.ceph_view is not None and step.ceph_view["health"]["before"] is not None
+    (bench,) = [s for s in ceph_steps if s.kind == "rados_bench"]
+    osds = json.loads(ceph_lab.ceph("osd", "ls", "-f", "json"))
+    view = bench.ceph_view
+    assert sorted(view["osds"]) == [f"osd.{n}" for n in osds]
+    assert all(f["ops"] > 0 and f["ops_w"] > 0 for f in view["osds"].values()), view["osds"]
+    assert all(f["op_lat_mean_ns"] > 0 for f in view["osds"].values())
+    dumps = (run_dir / "steps" / bench.id / "ceph-perf-dump-after.jsonl").read_text()
+    assert sorted(json.loads(line)["osd"] for line in dumps.splitlines()) == osds
+    shown = " ".join(run_cli(["show", run_dir], check=0).stdout.split())
+    assert f"Resource use by node role ({bench.id})" in shown
+    assert re.search(r"storage\W+cephhost\W+\d+% / \d+% \(cephhost\)", shown), shown[-4000:]
+    assert f"Ceph OSDs during the step ({bench.id})" in shown
+    run_cli(["report", run_dir, "-f", "md"], check=0)
+    run_cli(["report", run_dir, "-f", "html"], check=0)
+    md = (run_dir / "report.md").read_text()
+    html = (run_dir / "report.html").read_text()
+    for text in (md, html):
+        assert f"Resource use by node role ({bench.id})" in text
+        assert f"Ceph OSDs during the step ({bench.id})" in text and "osd.2" in text
+    assert re.search(r"\| storage \| cephhost \| \d+% / \d+% \(cephhost\) \|", md)
+    assert re.search(r"\| client \| [^|]+ \| \d+% / \d+% ", md)
 
 
 def test_capped_osd_is_named_from_cephs_own_counters(slow_osd_run):
