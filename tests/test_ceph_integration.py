@@ -20,6 +20,7 @@ import pytest
 
 from cephlab import ceph_mounts, cpu_limited
 from conftest import STACKPROBE, run_cli
+from stackprobe.kinds.ceph.keys import client_keys, keys_in_keyring
 from stackprobe.report.ladder_tables import run_ladder
 from stackprobe.store.rundir import load_results
 from stackprobe.units import parse_size
@@ -189,6 +190,21 @@ def test_show_prints_the_ceph_tables(quick_run):
     text = (run_dir / "report.md").read_text()
     assert "## RBD vs CephFS" in text and "## Per-OSD bench" in text
     assert md.returncode == 0
+
+
+def test_lab_client_key_is_in_no_file_of_the_run(ceph_lab, quick_run):
+    """Nothing planted: the lab client's real key, read from its keyring, appears in no file
+    of ceph-quick's run (its setup and teardown, rados and rbd bench, fio through librbd, the
+    CephFS mount), its reports included. (tests/test_secrets.py plants secrets of its own.)"""
+    _, run_dir, _, _, base = quick_run
+    keyring = ceph_lab.dir / "ceph.client.admin.keyring"
+    (key,) = keys_in_keyring(keyring.read_text())
+    assert key.startswith("AQ") and client_keys(ceph_lab.conf, "admin") == [key]
+    run_cli(["report", run_dir, "--format", "html"], cwd=base, check=0)
+    assert (run_dir / "steps" / "ceph-session").is_dir() and (run_dir / "report.html").is_file()
+    holding = [str(p) for p in run_dir.rglob("*")
+               if p.is_file() and not p.is_symlink() and key.encode() in p.read_bytes()]
+    assert holding == []
 
 
 # One run with osd.1 capped, judged twice: osd_bench and the ladder name it (below), and

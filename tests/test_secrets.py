@@ -465,21 +465,3 @@ def test_planted_secrets_are_in_no_file_of_the_run(planted_run):
 def test_planted_secrets_not_printed(planted_run):
     proc = planted_run["proc"]
     assert not [s for s in planted_run["secrets"] if s in proc.stdout + proc.stderr]
-
-
-@pytest.mark.ceph
-def test_lab_client_key_is_in_no_file_of_a_ceph_run(ceph_lab, tmp_path):
-    """Nothing planted: the lab client's real key, read from its keyring, must appear in no
-    file of a one-step rados bench run (setup, teardown and the step's commands)."""
-    keyring = ceph_lab.dir / "ceph.client.admin.keyring"
-    (key,) = keys_in_keyring(keyring.read_text())
-    assert key.startswith("AQ") and client_keys(ceph_lab.conf, "admin") == [key]
-    (tmp_path / "s.yaml").write_text("name: cephsecret\nsteps:\n  - kind: rados_bench\n"
-                                     "    block_size: 64K\n    threads: 4\n    seconds: 2\n"
-                                     "    modes: [write, seq]\n")
-    run_cli(["run", "s.yaml", "--ceph-conf", ceph_lab.conf, "--out", tmp_path / "runs"],
-            cwd=tmp_path, check=0, timeout=300)
-    (run_dir,) = [p for p in (tmp_path / "runs").iterdir() if p.is_dir()]
-    run_cli(["report", run_dir, "--format", "html"], cwd=tmp_path, check=0)
-    assert (run_dir / "steps" / "ceph-session").is_dir()
-    assert _files_holding(tmp_path / "runs", [key]) == []
