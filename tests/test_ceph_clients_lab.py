@@ -183,14 +183,16 @@ def test_the_report_shows_skew_clients_and_the_storage_side(run):
 
 
 # From the clients: metadata on CephFS (each client mounts it; one shared directory of the
-# run), an rbd bench on each client's own image, then a long slow rados bench write that
-# Ctrl-C stops on all three.
+# run; every operation of the hard layout) and the io500-like phases, an rbd bench on each
+# client's own image, then a long slow rados bench write that Ctrl-C stops on all three.
+# (These are the lab's metadata and io500-like runs on CephFS; the controller's own mount
+# is ceph-quick's fio on CephFS, tests/test_ceph_integration.py.)
 INTERRUPT_SUITE = """\
 name: clients-interrupt
 ceph: {pool: create, pg_num: 32, image_size: 64M}
 steps:
   - {kind: metadata, name: md, hosts: client, target: cephfs, layout: hard, files: 30,
-     numjobs: 2, file_size: 4096}
+     numjobs: 2, file_size: 4096, operations: [create, write, stat, read, delete]}
   - {kind: io500_like, name: io5, hosts: client, target: cephfs, numjobs: 1, easy_size: 8m,
      hard_transfers: 20, md_easy_files: 30, md_hard_files: 30}
   - {kind: rbd_bench, name: rbd, hosts: client, io_type: write, io_size: 4K, io_total: 4M}
@@ -239,15 +241,23 @@ def test_metadata_and_io500_like_on_cephfs_then_ctrl_c_leaves_nothing(labs, run)
     steps = {s["name"]: s for s in json.loads((run_dir / "results.json").read_text())["steps"]}
     md = steps["md"]
     assert md["status"] == "ok", md["error"]
-    creates = [r for r in md["records"] if r["type"] == "ops" and r["operation"] == "create"]
+    ops = [r for r in md["records"] if r["type"] == "ops"]
+    creates = [r for r in ops if r["operation"] == "create"]
     assert {r["host"] for r in creates} == CLIENTS | {FLEET_HOST}
-    assert all(r["total_ops"] == 2 * 30 for r in creates if r["host"] != FLEET_HOST)
+    for host in CLIENTS:
+        assert [r["operation"] for r in ops if r["host"] == host] == \
+            ["create", "write", "stat", "read", "delete"]
+    assert all(r["total_ops"] == 2 * 30 and r["layout"] == "hard"
+               for r in ops if r["host"] != FLEET_HOST)
     # the io500-like phases from the three clients in one CephFS directory: one score
     io5 = steps["io5"]
     assert io5["status"] == "ok", io5["error"]
     (score,) = [r for r in io5["records"] if r["type"] == "io500"]
     assert score["host"] == FLEET_HOST and score["procs"] == 3 and len(score["phases"]) == 12
     assert all(p["value"] > 0 for p in score["phases"]), score["phases"]
+    assert score["official"] is False and score["score_computed"]["total"] > 0
+    assert score["label"] == "io500-like, not an official IO500 score"
+    assert io5["layer"] == "client"
     find = next(p for p in score["phases"] if p["name"] == "find")
     assert find["details"]["total_files"] == 3 * (30 + 30)
     hard = [r for r in io5["records"] if r["type"] == "io" and r["job"].startswith("ior-hard-write")]
