@@ -34,7 +34,7 @@ in 2-minute chunks, then three figures extrapolated to a day on one host:
   per-second logs repeated over 86,400 s, 144 chunks, and the monitor file's samples
   repeated over the day.
 
-`--short` (what `make test` runs, so the script cannot rot): a 20 s soak in 10 s chunks,
+`--short` (what `make test` runs, so the script cannot rot): a 12 s soak in 6 s chunks,
 an hour for the synthetic day and the fold; the same lines, no figure worth quoting.
 
 Usage: python bench/soak_cost.py [--minutes M] [--chunk S] [--keep S] [--short]
@@ -292,8 +292,8 @@ def main() -> None:
                     help="the soak's `keep`: whole seconds kept at each end (monitor too)")
     ap.add_argument("--short", action="store_true", help="seconds: does the script still work")
     args = ap.parse_args()
-    duration, chunk = (20.0, 10.0) if args.short else (args.minutes * 60, args.chunk)
-    keep = 5.0 if args.short else args.keep
+    duration, chunk = (12.0, 6.0) if args.short else (args.minutes * 60, args.chunk)
+    keep = 3.0 if args.short else args.keep
     # --short checks that the script works: its synthetic day is an hour, its fold
     # memory stops at an hour (a day of tracemalloc costs about a minute)
     span, marks = (3600.0, (600, 1800, 3600)) if args.short else (DAY, FOLD_MARKS)
