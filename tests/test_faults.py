@@ -64,7 +64,7 @@ def test_a_host_dying_mid_step_leaves_the_step_partial(tmp_path):
     lab.up(3)
     try:
         suite = tmp_path / "s.yaml"
-        suite.write_text("name: dies\nsteps:\n  - {kind: cpu, hosts: client, seconds: 15}\n"
+        suite.write_text("name: dies\nsteps:\n  - {kind: cpu, hosts: client, seconds: 8}\n"
                          "  - {kind: cpu, hosts: [h1, h3], seconds: 2}\n")
         proc = subprocess.Popen(
             [sys.executable, "-m", "stackprobe", "run", str(suite), "--hosts",
