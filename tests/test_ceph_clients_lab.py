@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from child_run import run_to_end
 from hostslab import hosts_lab_missing
 from stackprobe.lab import hosts_lab
 from stackprobe.lab.ceph_clients import bridge_of
@@ -86,10 +87,10 @@ def run(labs):
     tmp, state, ceph_state = labs
     before = json.loads(_ceph(ceph_state.conf, "osd", "pool", "ls", "-f", "json"))
     runs = tmp / "runs"
-    proc = subprocess.run(
+    proc = run_to_end(
         [sys.executable, "-m", "stackprobe", "run", "ceph-clients", "--hosts", state.hosts_yaml,
          "--ceph-conf", ceph_state.conf, "--out", str(runs), "--target", str(tmp), *SETS],
-        capture_output=True, text=True, timeout=900, env={**os.environ, "COLUMNS": "200"})
+        timeout=900, env={**os.environ, "COLUMNS": "200"})
     (run_dir,) = [p for p in runs.iterdir() if p.is_dir()]
     results = json.loads((run_dir / "results.json").read_text())
     return proc, results, run_dir, before
@@ -151,10 +152,10 @@ def test_the_weak_client_is_named_in_the_rbd_random_read(labs, run):
     (tmp / "weak.yaml").write_text(WEAK_SUITE)
     set_cpu_quota(Path(h3.cgroup), 5)
     try:
-        proc = subprocess.run(
+        proc = run_to_end(
             [sys.executable, "-m", "stackprobe", "run", str(tmp / "weak.yaml"), "--hosts",
              state.hosts_yaml, "--ceph-conf", ceph_state.conf, "--out", str(tmp / "weak-runs"),
-             "--target", str(tmp)], capture_output=True, text=True, timeout=600)
+             "--target", str(tmp)], timeout=600)
     finally:
         set_cpu_quota(Path(h3.cgroup), 20)
     (run_dir,) = [p for p in (tmp / "weak-runs").iterdir() if p.is_dir()]

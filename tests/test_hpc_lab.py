@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from child_run import run_to_end
 from hostslab import hosts_lab_missing
 from stackprobe.lab import hosts_lab
 from stackprobe.lab.cgroups import set_cpu_quota
@@ -69,10 +70,10 @@ def lab(tmp_path_factory):
 def _run(tmp: Path, state, name: str, suite: str) -> dict:
     (tmp / f"{name}.yaml").write_text(suite)
     runs = tmp / f"runs-{name}"
-    proc = subprocess.run(
+    proc = run_to_end(
         [sys.executable, "-m", "stackprobe", "run", str(tmp / f"{name}.yaml"), "--hosts",
          state.hosts_yaml, "--out", str(runs), "--target", str(tmp), "--no-monitor"],
-        capture_output=True, text=True, timeout=900, env={**os.environ, "COLUMNS": "200"})
+        timeout=900, env={**os.environ, "COLUMNS": "200"})
     (run,) = [p for p in runs.iterdir() if p.is_dir()]
     results = json.loads((run / "results.json").read_text())
     assert all(s["status"] == "ok" for s in results["steps"]), \

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from child_run import run_to_end
 from stackprobe.monitor import HostMonitor, summarise, write_samples_json
 from stackprobe.monitor.sampler import SADC
 from stackprobe.transport.base import CommandResult
@@ -296,16 +297,14 @@ def test_a_run_records_monitoring_and_hints_for_its_step(tmp_path):
     """A real one-step run: the step has the host's samples file, sadf's raw output, a
     summary in results.json, and the summary saw the fio load."""
     import json
-    import subprocess
     import sys
 
     suite = tmp_path / "m.yaml"
     suite.write_text("name: mon\nsteps:\n  - {kind: fio, name: w, rw: randwrite, bs: 4k, "
                      "iodepth: 8, size: 32M, runtime: 3, time_based: true, ioengine: libaio, "
                      "direct: 1}\n")
-    proc = subprocess.run([sys.executable, "-m", "stackprobe", "run", str(suite), "--target",
-                           str(tmp_path), "--out", str(tmp_path / "runs")],
-                          capture_output=True, text=True, timeout=300)
+    proc = run_to_end([sys.executable, "-m", "stackprobe", "run", str(suite), "--target",
+                       str(tmp_path), "--out", str(tmp_path / "runs")], timeout=300)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     run = next((tmp_path / "runs").glob("*-mon"))
     step = json.loads((run / "results.json").read_text())["steps"][0]
@@ -314,9 +313,9 @@ def test_a_run_records_monitoring_and_hints_for_its_step(tmp_path):
     assert len(samples) >= 2 and (run / "steps" / step["id"] / mon["raw"]).is_file()
     assert mon["summary"]["disks"], "fio's writes not seen on any device"
     assert mon["summary"]["cpu"]["busy_max_pct"] > 0
-    off = subprocess.run([sys.executable, "-m", "stackprobe", "run", str(suite), "--target",
-                          str(tmp_path), "--out", str(tmp_path / "runs2"), "--no-monitor"],
-                         capture_output=True, text=True, timeout=300)
+    off = run_to_end([sys.executable, "-m", "stackprobe", "run", str(suite), "--target",
+                      str(tmp_path), "--out", str(tmp_path / "runs2"), "--no-monitor"],
+                     timeout=300)
     assert off.returncode == 0
     step2 = json.loads(next((tmp_path / "runs2").glob("*-mon/results.json")).read_text())["steps"][0]
     assert step2["monitor"] == {} and not list((tmp_path / "runs2").glob("*/steps/*/monitor-*"))

@@ -25,6 +25,7 @@ import sys
 
 import pytest
 
+from child_run import run_to_end
 from hostslab import hosts_lab_missing
 from stackprobe.lab import hosts_lab
 from stackprobe.lab.hosts_lab import HostsLab
@@ -52,10 +53,9 @@ def run(tmp_path_factory):
         state = lab.up(4, slow_links={"h3": "200mbit"}, slow_cpus={"h4": 30})
         (tmp / "suite.yaml").write_text(SUITE)
         env = {**os.environ, "COLUMNS": "200"}
-        subprocess.run([sys.executable, "-m", "stackprobe", "run", str(tmp / "suite.yaml"),
-                        "--hosts", state.hosts_yaml, "--out", str(tmp / "runs"), "--target",
-                        str(tmp), "--no-monitor"], capture_output=True, text=True,
-                       timeout=600, env=env)
+        run_to_end([sys.executable, "-m", "stackprobe", "run", str(tmp / "suite.yaml"),
+                    "--hosts", state.hosts_yaml, "--out", str(tmp / "runs"), "--target",
+                    str(tmp), "--no-monitor"], timeout=600, env=env)
     finally:
         if (tmp / "lab" / hosts_lab.STATE_FILE).exists():
             lab.down()

@@ -23,6 +23,7 @@ import pytest
 import yaml
 
 import stackprobe
+from child_run import run_to_end
 from stackprobe.engine.executor import RunSettings
 from stackprobe.engine.launch import launch
 from stackprobe.kinds.fio import fio_fleet
@@ -128,10 +129,10 @@ def run(lab, tmp_path_factory):
     for path in h1["directories"]:
         Path(path).mkdir(parents=True, exist_ok=True)
     (d / "hosts.yaml").write_text(yaml.safe_dump(hosts))
-    proc = subprocess.run(
+    proc = run_to_end(
         [sys.executable, "-m", "stackprobe", "run", str(d / "suite.yaml"), "--hosts",
          str(d / "hosts.yaml"), "--out", str(d / "runs"), "--target", str(d)],
-        capture_output=True, text=True, timeout=600)
+        timeout=600)
     runs = sorted((d / "runs").glob("*-multi-host-test"))
     assert runs, proc.stdout + proc.stderr
     results = json.loads((runs[-1] / "results.json").read_text())
@@ -189,10 +190,10 @@ def test_without_the_slow_link_and_cpu_the_same_criteria_exit_0(lab, tmp_path):
     netns.unshape(h2.veth)
     set_cpu_quota(Path(h3.cgroup), None)
     try:
-        proc = subprocess.run(
+        proc = run_to_end(
             [sys.executable, "-m", "stackprobe", "run", str(tmp_path / "links.yaml"), "--hosts",
              str(lab.dir / "hosts.yaml"), "--out", str(tmp_path / "runs"), "--target", str(tmp_path),
-             "--no-monitor"], capture_output=True, text=True, timeout=600,
+             "--no-monitor"], timeout=600,
             env={**os.environ, "COLUMNS": "200"})
     finally:
         netns.shape(h2.veth, h2.slow_link)

@@ -30,7 +30,6 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -38,6 +37,7 @@ from pathlib import Path
 
 import pytest
 
+from child_run import run_to_end
 from hostslab import hosts_lab_missing
 from stackprobe.lab import hosts_lab, netns
 from stackprobe.lab.hosts_lab import HostsLab
@@ -94,10 +94,10 @@ def run(tmp_path_factory):
                                   args=(tmp / "runs", h3.veth, h3.slow_link, done))
         cutter.start()
         try:
-            proc = subprocess.run(
+            proc = run_to_end(
                 [sys.executable, "-m", "stackprobe", "run", str(tmp / "suite.yaml"), "--hosts",
                  state.hosts_yaml, "--out", str(tmp / "runs"), "--target", str(tmp),
-                 "--no-monitor"], capture_output=True, text=True, timeout=300, env=env)
+                 "--no-monitor"], timeout=300, env=env)
         finally:
             done.set()
             cutter.join()

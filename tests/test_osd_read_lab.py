@@ -18,6 +18,7 @@ import sys
 
 import pytest
 
+from child_run import run_to_end
 from stackprobe.analysis.ceilings import ladder
 from stackprobe.kinds import registry
 from stackprobe.schema.results import RunResults
@@ -127,10 +128,10 @@ def test_osds_are_reached_through_the_hosts_file(ceph_lab, tmp_path):
         "    roles: [storage]\n")
     (tmp_path / "s.yaml").write_text("name: osd-read-hosts\nsteps:\n"
                                      "  - kind: osd_read\n    hosts: storage\n    size: 16M\n")
-    proc = subprocess.run(
+    proc = run_to_end(
         [sys.executable, "-m", "stackprobe", "run", "s.yaml", "--ceph-conf", str(ceph_lab.conf),
          "--hosts", "hosts.yaml", "--out", str(tmp_path / "runs")],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        cwd=tmp_path, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     (run_dir,) = (tmp_path / "runs").glob("*-osd-read-hosts")
     results = RunResults.model_validate_json((run_dir / "results.json").read_text())

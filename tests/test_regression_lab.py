@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from child_run import run_to_end
 from conftest import run_cli
 from hostslab import hosts_lab_missing
 from stackprobe.lab import hosts_lab
@@ -65,10 +66,10 @@ def _run_on_lab(tmp: Path, cap: str, count: int) -> list[Path]:
         paths = []
         for _ in range(count):
             before = set((tmp / "runs").glob("*-gate-lab*"))
-            proc = subprocess.run(
+            proc = run_to_end(
                 [sys.executable, "-m", "stackprobe", "run", str(tmp / "suite.yaml"),
                  "--hosts", str(state.hosts_yaml), "--out", str(tmp / "runs"), "--target", str(tmp)],
-                capture_output=True, text=True, timeout=120)
+                timeout=120)
             new = sorted(set((tmp / "runs").glob("*-gate-lab*")) - before)
             assert proc.returncode == 0 and len(new) == 1, (proc.stdout[-2000:], proc.stderr[-2000:])
             # the step's three runs used one fio server, and the step stopped it: none is
