@@ -42,28 +42,10 @@ settings.register_profile("stackprobe", deadline=None)
 settings.load_profile("stackprobe")
 
 
-# `make test`'s front (tests/run_tiers.py sets STACKPROBE_TEST_LANE=front) starts with these
-# modules, while the lane beside still runs (its first ~9 minutes): what they judge is set by
-# wall time or stands far from anything a busy CPU moves (the quick suite's 300 s budget, a
-# host capped at 20% of a CPU, a 200 Mbit/s link among veth pairs of ~6 Gbit/s, a blkio cap,
-# a step that times out or is killed). The lab Ceph cluster's tests come after: its small
-# writes are latency-bound, and a CPU-bound process at nice 19 on each core took 40% off
-# its 4K writes at queue depth 1 here (497 -> 294 IOPS; 969 -> 1,126 at depth 16: noise),
-# because waking a thread on a busy core waits where an idle core would take it at once.
-LANE = os.environ.get("STACKPROBE_TEST_LANE")
-FRONT_FIRST = ("test_quick_suite", "test_multi_host", "test_lab_hosts", "test_faults",
-               "test_resume", "test_fio_soak", "test_bench_soak", "test_monitor",
-               "test_live_tmux", "test_live_run", "test_target_device", "test_check_lab",
-               "test_hosts_sources_lab", "test_health_lab", "test_ipmi_lab", "test_nic_live",
-               "test_parse_iperf3", "test_host_modes")
-
-
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if any(item.get_closest_marker(m) for m in SYSTEM_MARKERS):
             item.add_marker(pytest.mark.system)
-    if LANE == "front":  # a stable sort: each module stays whole, in its own order
-        items.sort(key=lambda item: item.module.__name__ not in FRONT_FIRST)
 
 
 @pytest.fixture(scope="session", autouse=True)

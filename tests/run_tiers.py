@@ -54,11 +54,6 @@ def _sigint_default() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def _lane(name: str) -> dict[str, str]:
-    """The lane's environment: the front orders its modules by it (tests/conftest.py)."""
-    return {**os.environ, "STACKPROBE_TEST_LANE": name}
-
-
 def _stop(proc: subprocess.Popen) -> None:
     """SIGINT (pytest tears its fixtures down), then SIGTERM if it outlives TEARDOWN_S."""
     if proc.poll() is not None:
@@ -83,7 +78,7 @@ def main(extra: list[str]) -> int:
                                     preexec_fn=lambda: (_sigint_default(), os.nice(19)))
             tiers = [fast]
             try:
-                system_proc = subprocess.Popen([*PYTEST, *SYSTEM, *extra], env=_lane("front"),
+                system_proc = subprocess.Popen([*PYTEST, *SYSTEM, *extra],
                                                preexec_fn=_sigint_default)
                 tiers.append(system_proc)
                 system = system_proc.wait()
