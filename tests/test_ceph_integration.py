@@ -24,6 +24,7 @@ from stackprobe.kinds.ceph.keys import client_keys, keys_in_keyring
 from stackprobe.report.ladder_tables import run_ladder
 from stackprobe.store.rundir import load_results
 from stackprobe.units import parse_size
+from test_secrets import _files_holding  # the secrets tests' own file search
 
 pytestmark = pytest.mark.ceph
 
@@ -202,14 +203,13 @@ def test_lab_client_key_is_in_no_file_of_the_run(ceph_lab, quick_run):
     assert key.startswith("AQ") and client_keys(ceph_lab.conf, "admin") == [key]
     run_cli(["report", run_dir, "--format", "html"], cwd=base, check=0)
     assert (run_dir / "steps" / "ceph-session").is_dir() and (run_dir / "report.html").is_file()
-    holding = [str(p) for p in run_dir.rglob("*")
-               if p.is_file() and not p.is_symlink() and key.encode() in p.read_bytes()]
-    assert holding == []
+    assert _files_holding(run_dir, [key]) == []
 
 
-# One run with osd.1 capped, judged twice: osd_bench and the ladder name it (below), and
-# Ceph's own per-OSD counters name it during the rados bench step (the Ceph view, watched
-# from the lab's machine as a local storage host). 8 s of writes: at 5 the capped OSD's
+# One run with osd.1 capped, judged three ways: osd_bench and the ladder name it, the
+# storage host and every OSD are watched during each Ceph step, and Ceph's own per-OSD
+# counters name osd.1 during the rados bench step (the Ceph view, watched from the lab's
+# machine as a local storage host). 8 s of writes: at 5 the capped OSD's
 # share of the step's counters was too small to stand out in every run.
 SLOW_OSD_HOSTS = "hosts:\n  - {name: cephhost, access: local, roles: [storage]}\n"
 SLOW_OSD_SUITE = """
