@@ -4,6 +4,7 @@ keeping what was measured."""
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -27,16 +28,26 @@ def test_the_chunk_loop_runs_each_chunk_of_a_real_command_in_turn():
 
 
 def test_ctrl_c_ends_the_loop_keeping_the_chunks_measured_and_the_stopped_one():
+    """Ctrl-C lands while the third chunk's command runs (not after a wall-clock delay: on a
+    busy CI machine the first chunks can take longer than any fixed delay)."""
     transport = LocalTransport("here")
-    timer = threading.Timer(0.9, transport.interrupt)
-    timer.start()
-    try:
-        run = run_chunks([0.4] * 10, lambda i, s: transport.run(["sleep", str(s)], timeout=10),
-                         stopped=lambda r: r.interrupted)
-    finally:
-        timer.cancel()
+
+    def interrupt_once_running():
+        deadline = time.monotonic() + 10
+        while not transport.running_pids() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        transport.interrupt()
+
+    def one(i, s):
+        if i == 2:
+            threading.Thread(target=interrupt_once_running, daemon=True).start()
+        return transport.run(["sleep", str(s)], timeout=10)
+
+    started = time.monotonic()
+    run = run_chunks([0.05, 0.05] + [5.0] * 8, one, stopped=lambda r: r.interrupted)
     assert run.stopped and not run.complete and run.planned == 10
     assert [r.interrupted for r in run.results] == [False, False, True]
+    assert time.monotonic() - started < 5  # the stopped chunk ended at the interrupt
 
 
 def test_keyboard_interrupt_in_a_chunk_keeps_the_ones_before():
