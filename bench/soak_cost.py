@@ -37,7 +37,8 @@ in 2-minute chunks, then three figures extrapolated to a day on one host:
 `--short` (what `make test` runs, so the script cannot rot): a 12 s soak in 6 s chunks,
 an hour for the synthetic day and the fold; the same lines, no figure worth quoting.
 
-Usage: python bench/soak_cost.py [--minutes M] [--chunk S] [--keep S] [--short]
+Usage: python bench/soak_cost.py [--minutes M] [--chunk S] [--period S] [--keep S] [--rate IOPS]
+                                  [--keep-run DIR] [--short]
 """
 
 from __future__ import annotations
@@ -80,8 +81,8 @@ steps:
     iodepth: 4
     ioengine: libaio
     direct: 1
-    options: {{rate_iops: 4000}}
-    soak: {{duration: {duration}s, chunk: {chunk}s, period: {chunk}s, keep: {keep}s}}
+    options: {{rate_iops: {rate}}}
+    soak: {{duration: {duration}s, chunk: {chunk}s, period: {period}s, keep: {keep}s}}
 """
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
 
@@ -290,9 +291,15 @@ def main() -> None:
     ap.add_argument("--chunk", type=float, default=120.0, help="seconds per chunk")
     ap.add_argument("--keep", type=float, default=60.0,
                     help="the soak's `keep`: whole seconds kept at each end (monitor too)")
+    ap.add_argument("--period", type=float, default=None,
+                    help="seconds per judged period (default: a chunk); 3600 judges by the hour")
+    ap.add_argument("--rate", type=int, default=4000, help="fio's rate_iops")
+    ap.add_argument("--keep-run", type=Path, default=None,
+                    help="copy the run directory here (a new directory) before the scratch goes")
     ap.add_argument("--short", action="store_true", help="seconds: does the script still work")
     args = ap.parse_args()
     duration, chunk = (12.0, 6.0) if args.short else (args.minutes * 60, args.chunk)
+    period = chunk if args.short or args.period is None else args.period
     keep = 3.0 if args.short else args.keep
     # --short checks that the script works: its synthetic day is an hour, its fold
     # memory stops at an hour (a day of tracemalloc costs about a minute)
@@ -302,7 +309,8 @@ def main() -> None:
         target, runs = tmp / "target", tmp / "runs"
         target.mkdir()
         suite = tmp / "soak.yaml"
-        suite.write_text(SUITE.format(duration=int(duration), chunk=int(chunk), keep=int(keep)))
+        suite.write_text(SUITE.format(duration=int(duration), chunk=int(chunk), keep=int(keep),
+                                      period=int(period), rate=args.rate))
         t0 = time.monotonic()
         proc = subprocess.Popen([sys.executable, "-m", "stackprobe", "run", str(suite),
                                  "--target", str(target), "--out", str(runs), "--quiet"],
@@ -331,6 +339,8 @@ def main() -> None:
         end_peak = max((v for t, v in watch.samples if ends and t > ends[-1]), default=last)
         monitor_s = max(step["duration_s"], 1.0)
         size = sizes(run_dir)
+        if args.keep_run is not None:
+            shutil.copytree(run_dir, args.keep_run)
         day_dir = tmp / "day"
         synthetic_day(run_dir, day_dir, chunk, span)
         day_results = (day_dir / "results.json").stat().st_size
@@ -354,6 +364,8 @@ def main() -> None:
               f"(from the first chunk's end: {whole[0][1] if whole else 0:.1f} MB, "
               f"{slope_per_s(whole) * DAY:.1f} MB a day fitted), after the step (monitor "
               f"stop) peak {end_peak:.1f} MB; monitor_end_mb={max(0.0, end_peak - last):.1f}")
+        at_ends = [next((v for t, v in watch.samples if t >= e), last) for e in ends]
+        print("rss at each chunk's end, MB: " + ", ".join(f"{v:.1f}" for v in at_ends))
         for host, marks in held.items():
             print(f"monitor fold of {host}, MB held after " + ", ".join(
                 f"{m // 3600} h" if m >= 3600 else f"{m // 60} min" for m in marks) + ": "
