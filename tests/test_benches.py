@@ -59,3 +59,4 @@ def test_slo_search_short_on_the_lab_cluster(ceph_lab):
     assert re.search(r"^slo_time_ratio=\d+\.\d+ answer_diff=\d+\.\d+ answer_diff_max=\d+\.\d+$",
                      out, re.MULTILINE), out
     assert out.count("stackprobe search:") == 1 and "probes at the answer" in out, out
+    assert re.search(r"^reference_spread=0\.000 ", out, re.MULTILINE), out  # K = 1: its own median
