@@ -12,7 +12,15 @@ not meet it again. So, once the bracket is found, the candidates are measured ag
   whose IOPS would beat the answer by more than `tolerance` if it met the limit, and
   whose percentile was within `NEAR` of the limit (it may meet it on a second look);
   a passing setting whose mean IOPS is within the answer's band (it may be the better
-  one). A neighbour is settled once it has as many probes as `SETTLED`.
+  one). A neighbour is settled once it has as many probes as `SETTLED`;
+- the gap a lost answer leaves: when the answer's setting fails on a second look, the next
+  passing setting below it can lie far under it (the search jumped from numjobs 4 to 16,
+  16 passed once at 9.9 ms and failed again at 12.9: measured on the lab's RBD, where 12
+  to 14 met the limit at 15% more IOPS than 4). Nothing between was probed, so when the
+  lowest failing setting above the answer is more than one step away and bounds nothing
+  (the search's own rule: within `tolerance` of the answer's IOPS and at most `NEAR` times
+  its setting), a setting inside the gap is probed — where the line through the two
+  settings' mean percentiles reaches the limit, else the middle — before anything else.
 
 A setting's figures are its repeats' means: its IOPS, and its percentile, which decides
 whether it meets the limit. The candidate with the fewest probes goes next (the answer
@@ -32,7 +40,8 @@ import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from stackprobe.analysis.slo_search import Probe, SloResult
+from stackprobe.analysis.slo_search import NEAR as BOUND_FACTOR
+from stackprobe.analysis.slo_search import Probe, SloResult, interpolate
 
 NEAR = 0.25  # a failing neighbour within 25% of the limit may pass when measured again
 SETTLED = 2  # probes after which a neighbour's side of the limit is taken as known
@@ -103,6 +112,24 @@ def open_candidates(by_setting: dict[int, Setting], answer: Setting, limit_ns: f
     return out
 
 
+def open_gap(by_setting: dict[int, Setting], answer: Setting, limit_ns: float,
+             tolerance: float) -> int | None:
+    """A setting to probe between the answer and the lowest failing setting above it, when
+    nothing between them was probed and that failing setting bounds nothing; else None."""
+    above = next((s for s in by_setting.values() if s.setting > answer.setting), None)
+    if above is None or above.mean_latency_ns <= limit_ns or above.setting - answer.setting <= 1:
+        return None
+    if (above.mean_iops <= answer.mean_iops * (1 + tolerance)
+            and above.setting <= BOUND_FACTOR * answer.setting):
+        return None  # nothing between can be worth more than the tolerance
+    x = interpolate(_as_probe(answer), _as_probe(above), limit_ns)
+    return x if x is not None else (answer.setting + above.setting) // 2
+
+
+def _as_probe(s: Setting) -> Probe:
+    return Probe(s.setting, s.mean_iops, s.mean_latency_ns, s.seconds)
+
+
 def confirm(res: SloResult, measure: Callable[[int], Probe], *, tolerance: float,
             budget: int) -> SloResult:
     """Re-measure the search's candidates (module docstring); `res` is updated and
@@ -111,6 +138,7 @@ def confirm(res: SloResult, measure: Callable[[int], Probe], *, tolerance: float
     if res.answer is None or budget <= 0:
         return res
     spent = 0
+    searched = res.answer.setting
     while True:
         by_setting = settings(res.probes)
         answer = best(by_setting, res.limit_ns)
@@ -118,25 +146,31 @@ def confirm(res: SloResult, measure: Callable[[int], Probe], *, tolerance: float
             res.answer, res.uncertainty, res.repeats = None, None, 0
             res.reason = "no setting met the limit when measured again"
             return res
+        gap = open_gap(by_setting, answer, res.limit_ns, tolerance)
         todo = open_candidates(by_setting, answer, res.limit_ns, tolerance)
-        if not todo or spent >= budget:
+        if (gap is None and not todo) or spent >= budget:
             break
-        nxt = min(todo, key=lambda s: (s.n, s is not answer, s.setting))
-        res.probes.append(measure(nxt.setting))
+        nxt = gap if gap is not None else min(
+            todo, key=lambda s: (s.n, s is not answer, s.setting)).setting
+        res.probes.append(measure(nxt))
         spent += 1
-    res.answer = Probe(answer.setting, answer.mean_iops, answer.mean_latency_ns,
-                       answer.seconds)
+    res.answer = _as_probe(answer)
     res.uncertainty, res.repeats = answer.uncertainty, answer.n
-    res.reason += "; " + _held(answer, tolerance, spent, todo)
+    if answer.setting != searched:
+        res.reason += f"; measured again, the answer moved from setting {searched} to {answer.setting}"
+    res.reason += "; " + _held(answer, tolerance, spent, todo, gap)
     return res
 
 
-def _held(answer: Setting, tolerance: float, spent: int, todo: list[Setting]) -> str:
+def _held(answer: Setting, tolerance: float, spent: int, todo: list[Setting],
+          gap: int | None) -> str:
     u = answer.uncertainty
     figure = f"± {u:.1%}" if u is not None else "no interval (one probe)"
-    if not todo:
+    if not todo and gap is None:
         return (f"confirmed: {answer.n} probes at the answer, {figure} "
                 f"(within {tolerance:.0%}), {spent} extra")
-    left = ", ".join(str(s.setting) for s in todo)
+    left = [str(s.setting) for s in todo] + ([f"{gap} (not probed: above the answer, "
+                                              f"below the first failing setting)"]
+                                             if gap is not None else [])
     return (f"probe budget spent ({spent} extra): {answer.n} probes at the answer, "
-            f"{figure}; still open: setting {left}")
+            f"{figure}; still open: setting {', '.join(left)}")

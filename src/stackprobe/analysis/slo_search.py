@@ -103,7 +103,7 @@ def search(measure: Callable[[int], Probe], lo: int, hi: int, limit_ns: float, *
             res.reason = (f"settings between {good.setting} and {bad.setting} can gain at "
                           f"most {tolerance:.0%} IOPS")
             break
-        x = _interpolate(good, bad, limit_ns)
+        x = interpolate(good, bad, limit_ns)
         if x is None or last_side is not None and last_side[1] >= 2:
             x = (good.setting + bad.setting) // 2  # interpolation stalls: bisect
         p = probe(x)
@@ -151,7 +151,7 @@ def _extrapolate(a: Probe | None, b: Probe, limit_ns: float) -> float | None:
     return b.setting + (limit_ns - b.latency_ns) / slope
 
 
-def _interpolate(good: Probe, bad: Probe, limit_ns: float) -> int | None:
+def interpolate(good: Probe, bad: Probe, limit_ns: float) -> int | None:
     """The setting where the percentile reaches the limit on the line through two probes,
     kept strictly inside the bracket; None when the two latencies do not rise."""
     rise = bad.latency_ns - good.latency_ns
