@@ -18,9 +18,9 @@ not meet it again. So, once the bracket is found, the candidates are measured ag
   16 passed once at 9.9 ms and failed again at 12.9: measured on the lab's RBD, where 12
   to 14 met the limit at 15% more IOPS than 4). Nothing between was probed, so when the
   lowest failing setting above the answer is more than one step away and bounds nothing
-  (the search's own rule: within `tolerance` of the answer's IOPS and at most `NEAR` times
-  its setting), a setting inside the gap is probed — where the line through the two
-  settings' mean percentiles reaches the limit, else the middle — before anything else.
+  (the search's own rule, `slo_search.bounds`), a setting inside the gap is probed —
+  where the line through the two settings' mean percentiles reaches the limit, else the
+  middle — before anything else.
 
 A setting's figures are its repeats' means: its IOPS, and its percentile, which decides
 whether it meets the limit. The candidate with the fewest probes goes next (the answer
@@ -40,8 +40,7 @@ import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from stackprobe.analysis.slo_search import NEAR as BOUND_FACTOR
-from stackprobe.analysis.slo_search import Probe, SloResult, interpolate
+from stackprobe.analysis.slo_search import Probe, SloResult, bounds, interpolate
 
 NEAR = 0.25  # a failing neighbour within 25% of the limit may pass when measured again
 SETTLED = 2  # probes after which a neighbour's side of the limit is taken as known
@@ -119,10 +118,10 @@ def open_gap(by_setting: dict[int, Setting], answer: Setting, limit_ns: float,
     above = next((s for s in by_setting.values() if s.setting > answer.setting), None)
     if above is None or above.mean_latency_ns <= limit_ns or above.setting - answer.setting <= 1:
         return None
-    if (above.mean_iops <= answer.mean_iops * (1 + tolerance)
-            and above.setting <= BOUND_FACTOR * answer.setting):
+    failing, passing = _as_probe(above), _as_probe(answer)
+    if bounds(failing, answer.setting, answer.mean_iops, tolerance):
         return None  # nothing between can be worth more than the tolerance
-    x = interpolate(_as_probe(answer), _as_probe(above), limit_ns)
+    x = interpolate(passing, failing, limit_ns)
     return x if x is not None else (answer.setting + above.setting) // 2
 
 

@@ -98,8 +98,7 @@ def search(measure: Callable[[int], Probe], lo: int, hi: int, limit_ns: float, *
         return res
     last_side = None
     while bad.setting - good.setting > 1:  # 2. narrow the bracket
-        if (bad.iops <= _best(res).iops * (1 + tolerance)
-                and bad.setting <= NEAR * good.setting):
+        if bounds(bad, good.setting, _best(res).iops, tolerance):
             res.reason = (f"settings between {good.setting} and {bad.setting} can gain at "
                           f"most {tolerance:.0%} IOPS")
             break
@@ -136,6 +135,15 @@ def ramp(measure: Callable[[int], Probe], lo: int, hi: int, limit_ns: float) -> 
     res.best = _best(res) if passing else None
     res.reason = "linear ramp"
     return res
+
+
+def bounds(failing: Probe, passing_setting: int, best_iops: float, tolerance: float) -> bool:
+    """Whether a failing probe bounds every setting between `passing_setting` and its own:
+    its IOPS within `tolerance` of the best passing figure, and its setting at most `NEAR`
+    times the passing one (further apart, throughput can fall past a knee and hide the
+    best between)."""
+    return (failing.iops <= best_iops * (1 + tolerance)
+            and failing.setting <= NEAR * passing_setting)
 
 
 def _best(res: SloResult) -> Probe:
