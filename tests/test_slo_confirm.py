@@ -82,18 +82,23 @@ def test_the_gap_a_lost_answer_leaves_is_searched_as_on_the_lab_rbd():
     # more than 5% over 14 and missed by less than 25%) fails again
     assert m.calls == [16, 14, 14, 17]
     assert res.answer.setting == 14 and res.answer.iops == 7350 and res.repeats == 2
-    assert "moved from setting 16 to 14" in res.reason
-    assert "confirmed: 2 probes at the answer, ± 0.7% (within 5%), 4 extra" in res.reason
+    assert "moved from setting 16 to 14 (1 probe in the settings between)" in res.reason
+    # the gap's probe closes the search's reopened bracket: not one of the budget's
+    assert "confirmed: 2 probes at the answer, ± 0.7% (within 5%), 3 extra" in res.reason
 
 
-def test_a_gap_left_open_by_a_spent_budget_is_said():
+def test_a_gap_is_closed_even_when_the_budget_is_spent():
+    """The budget is for re-measuring; the gap is the search's bracket reopened. With one
+    extra probe allowed, 8 is measured again and fails, and 7 (the gap) is still probed."""
     probes = [Probe(1, 1000, 1 * MS), Probe(4, 4000, 6 * MS), Probe(8, 5000, 9.9 * MS),
               Probe(16, 5100, 30 * MS)]
     res = _result(probes, 10 * MS)
-    confirm(res, scripted({8: [(5000, 12)]}), tolerance=0.05, budget=1)
-    assert res.answer.setting == 4
-    assert "probe budget spent (1 extra)" in res.reason
-    assert "still open: setting 4, 7 (not probed: above the answer" in res.reason
+    m = scripted({8: [(5000, 12)], 7: [(4500, 9)]})
+    confirm(res, m, tolerance=0.05, budget=1)
+    assert m.calls == [8, 7] and res.answer.setting == 7
+    assert "moved from setting 8 to 7 (1 probe in the settings between)" in res.reason
+    assert "probe budget spent (1 extra): 1 probes at the answer" in res.reason
+    assert "still open: setting 7" in res.reason
 
 
 def test_a_failing_neighbour_near_the_limit_that_would_win_is_measured_again():
@@ -158,6 +163,21 @@ def test_on_a_noisy_device_the_confirmed_answer_is_nearer_the_truth():
         confirmed.append(abs(res.answer.iops / true_iops - 1))
     assert statistics.fmean(confirmed) < 0.75 * statistics.fmean(single)
     assert max(confirmed) < max(single)
+
+
+def test_a_knee_inside_the_searchs_jump_is_found_again_when_the_answer_is_lost():
+    """±10% per probe, 200 seeded searches, p99 <= 0.5 ms: the knee (setting 16) is where
+    the search's x4 jump lands, so on a second look its answer often misses the limit and
+    the next passing setting is 4. Closing that gap keeps every answer within 10% of the
+    true best (without it the worst was 63% off, the mean 8%), at about the same probes."""
+    errors, probes = [], []
+    for seed in range(200):
+        m = noisy_device(100_000, 100_000, 0.10, random.Random(seed))
+        res = confirm(search(m, 1, 64, 0.5 * MS), m, tolerance=0.05, budget=4)
+        errors.append(abs(res.answer.iops / 100_000 - 1))
+        probes.append(len(res.probes))
+    assert max(errors) < 0.10 and statistics.fmean(errors) < 0.05
+    assert statistics.fmean(probes) < 6
 
 
 def _result(probes: list[Probe], limit_ns: float):

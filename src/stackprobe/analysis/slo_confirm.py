@@ -20,13 +20,15 @@ not meet it again. So, once the bracket is found, the candidates are measured ag
   lowest failing setting above the answer is more than one step away and bounds nothing
   (the search's own rule, `slo_search.bounds`), a setting inside the gap is probed —
   where the line through the two settings' mean percentiles reaches the limit, else the
-  middle — before anything else.
+  middle — before anything else, and outside the `budget`: the search's bracket has
+  reopened and is closed again (each such probe is a setting never probed before, inside
+  the gap, so they end; a bisection's few).
 
 A setting's figures are its repeats' means: its IOPS, and its percentile, which decides
 whether it meets the limit. The candidate with the fewest probes goes next (the answer
 first on a tie), so repeats interleave and a slow drift of the device hits them alike.
-It stops when nothing is open or the `budget` of extra probes is spent; the answer then
-carries its interval and the number of probes behind it, and the reason says which.
+It stops when nothing is open or the `budget` of extra probes is spent (and no gap is
+open); the answer then carries its interval and the number of probes behind it, and the reason says which.
 
 The interval is ± one standard error of the mean (the sample standard deviation over
 √n): with two probes, half their difference. It is a statement about these probes, not
@@ -136,7 +138,7 @@ def confirm(res: SloResult, measure: Callable[[int], Probe], *, tolerance: float
     means, and `uncertainty`/`repeats` say how well it is known."""
     if res.answer is None or budget <= 0:
         return res
-    spent = 0
+    spent = in_gap = 0
     searched = res.answer.setting
     while True:
         by_setting = settings(res.probes)
@@ -147,29 +149,31 @@ def confirm(res: SloResult, measure: Callable[[int], Probe], *, tolerance: float
             return res
         gap = open_gap(by_setting, answer, res.limit_ns, tolerance)
         todo = open_candidates(by_setting, answer, res.limit_ns, tolerance)
-        if (gap is None and not todo) or spent >= budget:
+        if gap is not None:  # the search's bracket reopened: closed again, budget or not
+            res.probes.append(measure(gap))
+            in_gap += 1
+            continue
+        if not todo or spent >= budget:
             break
-        nxt = gap if gap is not None else min(
-            todo, key=lambda s: (s.n, s is not answer, s.setting)).setting
-        res.probes.append(measure(nxt))
+        nxt = min(todo, key=lambda s: (s.n, s is not answer, s.setting))
+        res.probes.append(measure(nxt.setting))
         spent += 1
     res.answer = _as_probe(answer)
     res.uncertainty, res.repeats = answer.uncertainty, answer.n
     if answer.setting != searched:
-        res.reason += f"; measured again, the answer moved from setting {searched} to {answer.setting}"
-    res.reason += "; " + _held(answer, tolerance, spent, todo, gap)
+        res.reason += (f"; measured again, the answer moved from setting {searched} to "
+                       f"{answer.setting}" + (f" ({in_gap} {'probe' if in_gap == 1 else 'probes'} "
+                                              f"in the settings between)" if in_gap else ""))
+    res.reason += "; " + _held(answer, tolerance, spent, todo)
     return res
 
 
-def _held(answer: Setting, tolerance: float, spent: int, todo: list[Setting],
-          gap: int | None) -> str:
+def _held(answer: Setting, tolerance: float, spent: int, todo: list[Setting]) -> str:
     u = answer.uncertainty
     figure = f"± {u:.1%}" if u is not None else "no interval (one probe)"
-    if not todo and gap is None:
+    if not todo:
         return (f"confirmed: {answer.n} probes at the answer, {figure} "
                 f"(within {tolerance:.0%}), {spent} extra")
-    left = [str(s.setting) for s in todo] + ([f"{gap} (not probed: above the answer, "
-                                              f"below the first failing setting)"]
-                                             if gap is not None else [])
+    left = ", ".join(str(s.setting) for s in todo)
     return (f"probe budget spent ({spent} extra): {answer.n} probes at the answer, "
-            f"{figure}; still open: setting {', '.join(left)}")
+            f"{figure}; still open: setting {left}")
