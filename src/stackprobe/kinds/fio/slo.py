@@ -258,7 +258,9 @@ class Slo(Kind):
 
 def _probes(spec: SloStep) -> int:
     """Geometric bracketing (x4) plus a few refinements and the confirming budget: an
-    upper estimate."""
+    upper estimate, save when the confirmation reopens the bracket (a lost answer far
+    above the next passing setting, analysis/slo_confirm.py): its gap can add a probe or
+    two past the refinements left unused."""
     ratio = max(1.0, spec.max / spec.min)
     return int(math.ceil(math.log(ratio, 4))) + 4 + spec.confirm
 
