@@ -108,10 +108,16 @@ def test_a_soaks_keep_is_its_monitors_and_bounds_it_from_twice_keep_on(recorded,
 
     suite = parse_suite("name: k\nsteps:\n  - {kind: fio, name: s, rw: read, bs: 4k, size: 16M, "
                             "soak: {duration: 2h, chunk: 10m, period: 30m, keep: 90s}}\n"
+                            "  - {kind: fio, name: short, rw: read, bs: 4k, size: 16M, "
+                            "soak: {duration: 20m, chunk: 1m, period: 5m}}\n"
+                            "  - {kind: fio, name: long, rw: read, bs: 4k, size: 16M, runtime: 2h, time_based: true}\n"
                             "  - {kind: fio, name: plain, rw: read, bs: 4k, size: 16M, runtime: 5}\n", "k.yaml")
-    soaked, plain = suite.steps
+    soaked, short, long, plain = suite.steps
     fio = registry.kind("fio")
-    assert (fio.monitor_segment_s(soaked), fio.monitor_keep_s(soaked)) == (1800.0, 90.0)
+    # a segment is parsed whole (an hour's sadf JSON took 90 MB): ten minutes at most
+    assert (fio.monitor_segment_s(soaked), fio.monitor_keep_s(soaked)) == (600.0, 90.0)
+    assert fio.monitor_segment_s(short) == 300.0  # a shorter period: the period
+    assert fio.monitor_segment_s(long) == 600.0 and fio.monitor_keep_s(long) is None
     assert fio.monitor_keep_s(plain) is None and fio.monitor_segment_s(plain) is None
     assert registry.kind("memory").monitor_keep_s(None) is None  # the kinds without soak: none
     _, series = recorded

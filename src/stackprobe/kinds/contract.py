@@ -39,7 +39,12 @@ from stackprobe.tables.sweeps import SweepSeries, io_series
 
 __all__ = ["AnyOf", "CephNeeds", "ClusterIo", "HostMode", "Kind", "Need", "Reach", "Tool"]
 
-MONITOR_SEGMENT_S = 3600.0  # a step planned longer is monitored an hour at a time
+SEGMENTED_PAST_S = 3600.0  # a step planned longer is monitored a segment at a time
+# ten minutes a segment: reading a segment parses its whole sadf JSON at once, and an hour
+# of it (10 MB of text) took 90 MB of Python objects at its peak, which the controller's
+# process kept as resident memory for the rest of the run (a 90-minute soak: 68 -> 183 MB
+# at the first hour's end, measured 2026-11-30); ten minutes take 15 MB
+MONITOR_SEGMENT_S = 600.0
 
 if TYPE_CHECKING:
     from stackprobe.kinds.context import Runner
@@ -124,8 +129,8 @@ class Kind:
         """The length of one segment of the step's per-second monitoring (monitor/sampler.py:
         sadc's output read, folded and kept compressed a segment at a time, so a step of
         hours holds a bounded few MB); None: read whole after the step. A step planned past
-        an hour is read an hour at a time."""
-        return MONITOR_SEGMENT_S if self.estimate_s(spec, 1) > MONITOR_SEGMENT_S else None
+        an hour is read ten minutes at a time."""
+        return MONITOR_SEGMENT_S if self.estimate_s(spec, 1) > SEGMENTED_PAST_S else None
 
     def monitor_keep_s(self, spec: StepSpec) -> float | None:
         """Seconds a segmented monitor keeps second by second at each end of the step (the

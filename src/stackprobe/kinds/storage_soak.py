@@ -25,6 +25,7 @@ from stackprobe.analysis.soak_series import SoakSeries
 from stackprobe.analysis.stability import COV_LIMIT, DIP_FRACTION
 from stackprobe.kinds.chunked import chunk_lengths
 from stackprobe.kinds.context import StepContext, StepOutcome, command_record
+from stackprobe.kinds.contract import MONITOR_SEGMENT_S
 from stackprobe.schema.records import IoRecord, SeriesPoint
 from stackprobe.schema.storage_soak_records import SoakChunk, StorageSoakRecord
 from stackprobe.spec.fields import Duration
@@ -38,13 +39,14 @@ MIN_CHUNK_S = 2.0  # a tool started again every chunk; tests use seconds
 
 
 class SoakMonitoring:
-    """What a kind with `soak:` tells the monitor (before Kind in its bases): read a
-    period at a time, the hour it judges on its own, and keep as many whole seconds at
-    each end as the soak keeps of its own series."""
+    """What a kind with `soak:` tells the monitor (before Kind in its bases): read in
+    segments from the start, each the soak's period or the monitor's ten minutes if
+    shorter (a segment is parsed whole: an hour's took 90 MB at its peak), and keep as
+    many whole seconds at each end as the soak keeps of its own series."""
 
     def monitor_segment_s(self, spec):
         if spec.soak is not None:
-            return spec.soak.period.seconds
+            return min(spec.soak.period.seconds, MONITOR_SEGMENT_S)
         return super().monitor_segment_s(spec)  # type: ignore[misc]
 
     def monitor_keep_s(self, spec):
