@@ -18,13 +18,14 @@ in 2-minute chunks, then three figures extrapolated to a day on one host:
   (default 60) second by second, and so does its monitor (the soak's `keep`): a soak's
   default ten minutes would keep growing through a 10-minute run by design. The first two
   monitor segments (a segment is a period, at most ten minutes; here a chunk) fill the
-  monitor fold's kept ends: measured with 15 s chunks and 60 s periods over 25 minutes, the process's memory rose
-  by 3.5 and 2.3 MB at the first two segment ends and by 0.26 MB in the 21 minutes after,
-  so a fit that starts before the third chunk's end extrapolates that one-time step to a
-  day (it is printed too, on the `rss:` line). The monitor's stop after the step is printed apart
-  (`monitor_end_mb`, measured, not scaled): the step's monitor is read a segment at a
-  time (a soak period, at most ten minutes), so its stop reads the last segment only and does
-  not grow with the step's length.
+  monitor fold's kept ends: measured with 15 s chunks and 60 s periods over 25 minutes,
+  the process's memory rose by 3.5 and 2.3 MB at the first two segment ends and by
+  0.26 MB in the 21 minutes after, so a fit that starts before the third chunk's end
+  extrapolates that one-time step to a day (it is printed too, on the `rss:` line). The
+  monitor's stop after the step is printed apart (`monitor_end_mb`, measured, not
+  scaled): the step's monitor is read a segment at a time (a soak period, at most ten
+  minutes), so its stop reads the last segment only and does not grow with the step's
+  length.
   The monitor's fold is measured apart over a day (tracemalloc, the run's own seconds
   fed again and again): it grows for its first twenty minutes, which it keeps whole, then
   by a bucket a minute, so a linear fit over a 10-minute run overstates a day.

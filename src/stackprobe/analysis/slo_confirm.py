@@ -28,7 +28,8 @@ A setting's figures are its repeats' means: its IOPS, and its percentile, which 
 whether it meets the limit. The candidate with the fewest probes goes next (the answer
 first on a tie), so repeats interleave and a slow drift of the device hits them alike.
 It stops when nothing is open or the `budget` of extra probes is spent (and no gap is
-open); the answer then carries its interval and the number of probes behind it, and the reason says which.
+open); the answer then carries its interval and the number of probes behind it, and the
+reason says which.
 
 The interval is ± one standard error of the mean (the sample standard deviation over
 √n): with two probes, half their difference. It is a statement about these probes, not
@@ -42,7 +43,7 @@ import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from stackprobe.analysis.slo_search import Probe, SloResult, bounds, interpolate
+from stackprobe.analysis.slo_search import Probe, SloResult, bounds, inside
 
 NEAR = 0.25  # a failing neighbour within 25% of the limit may pass when measured again
 SETTLED = 2  # probes after which a neighbour's side of the limit is taken as known
@@ -120,11 +121,10 @@ def open_gap(by_setting: dict[int, Setting], answer: Setting, limit_ns: float,
     above = next((s for s in by_setting.values() if s.setting > answer.setting), None)
     if above is None or above.mean_latency_ns <= limit_ns or above.setting - answer.setting <= 1:
         return None
-    failing, passing = _as_probe(above), _as_probe(answer)
+    failing = _as_probe(above)
     if bounds(failing, answer.setting, answer.mean_iops, tolerance):
         return None  # nothing between can be worth more than the tolerance
-    x = interpolate(passing, failing, limit_ns)
-    return x if x is not None else (answer.setting + above.setting) // 2
+    return inside(_as_probe(answer), failing, limit_ns)
 
 
 def _as_probe(s: Setting) -> Probe:
@@ -148,11 +148,11 @@ def confirm(res: SloResult, measure: Callable[[int], Probe], *, tolerance: float
             res.reason = "no setting met the limit when measured again"
             return res
         gap = open_gap(by_setting, answer, res.limit_ns, tolerance)
-        todo = open_candidates(by_setting, answer, res.limit_ns, tolerance)
         if gap is not None:  # the search's bracket reopened: closed again, budget or not
             res.probes.append(measure(gap))
             in_gap += 1
             continue
+        todo = open_candidates(by_setting, answer, res.limit_ns, tolerance)
         if not todo or spent >= budget:
             break
         nxt = min(todo, key=lambda s: (s.n, s is not answer, s.setting))
@@ -161,11 +161,15 @@ def confirm(res: SloResult, measure: Callable[[int], Probe], *, tolerance: float
     res.answer = _as_probe(answer)
     res.uncertainty, res.repeats = answer.uncertainty, answer.n
     if answer.setting != searched:
-        res.reason += (f"; measured again, the answer moved from setting {searched} to "
-                       f"{answer.setting}" + (f" ({in_gap} {'probe' if in_gap == 1 else 'probes'} "
-                                              f"in the settings between)" if in_gap else ""))
+        res.reason += "; " + _moved(searched, answer.setting, in_gap)
     res.reason += "; " + _held(answer, tolerance, spent, todo)
     return res
+
+
+def _moved(searched: int, setting: int, in_gap: int) -> str:
+    between = f" ({in_gap} probe{'' if in_gap == 1 else 's'} in the settings between)"
+    return (f"measured again, the answer moved from setting {searched} to {setting}"
+            + (between if in_gap else ""))
 
 
 def _held(answer: Setting, tolerance: float, spent: int, todo: list[Setting]) -> str:

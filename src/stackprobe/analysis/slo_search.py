@@ -102,9 +102,8 @@ def search(measure: Callable[[int], Probe], lo: int, hi: int, limit_ns: float, *
             res.reason = (f"settings between {good.setting} and {bad.setting} can gain at "
                           f"most {tolerance:.0%} IOPS")
             break
-        x = interpolate(good, bad, limit_ns)
-        if x is None or last_side is not None and last_side[1] >= 2:
-            x = (good.setting + bad.setting) // 2  # interpolation stalls: bisect
+        stalled = last_side is not None and last_side[1] >= 2
+        x = (good.setting + bad.setting) // 2 if stalled else inside(good, bad, limit_ns)
         p = probe(x)
         side = "good" if res.passes(p) else "bad"
         last_side = (side, last_side[1] + 1 if last_side and last_side[0] == side else 1)
@@ -159,7 +158,14 @@ def _extrapolate(a: Probe | None, b: Probe, limit_ns: float) -> float | None:
     return b.setting + (limit_ns - b.latency_ns) / slope
 
 
-def interpolate(good: Probe, bad: Probe, limit_ns: float) -> int | None:
+def inside(good: Probe, bad: Probe, limit_ns: float) -> int:
+    """The next setting to probe strictly between a passing and a failing probe: where
+    their line reaches the limit, else (latencies not rising) the middle."""
+    x = _interpolate(good, bad, limit_ns)
+    return x if x is not None else (good.setting + bad.setting) // 2
+
+
+def _interpolate(good: Probe, bad: Probe, limit_ns: float) -> int | None:
     """The setting where the percentile reaches the limit on the line through two probes,
     kept strictly inside the bracket; None when the two latencies do not rise."""
     rise = bad.latency_ns - good.latency_ns
