@@ -18,7 +18,9 @@ monitor, the health and pre-flight probes, rm, ...) and the time no command ran,
 stackprobe's own Python (parsing, notes, saving results.json, starting threads);
 `--profile` adds the functions that took that Python time (cProfile, by own time).
 Side by side, the same jobs are then run by hand (bare fio, one after the other, the
-files kept between runs as a user rerunning a job would keep them): `bare_fio_wall_s`.
+files kept between runs as a user rerunning a job would keep them): `bare_fio_wall_s`;
+and all of them in one fio process, one after the other (`stonewall`), on those files:
+`one_fio_wall_s`, the floor fio itself sets (it spends about 0.3 s per job either way).
 
 `--short` (what `make test` runs, so the script cannot rot): a random read and a random
 write of one second each on 16 MiB files.
@@ -29,6 +31,7 @@ Usage: python bench/sweep_overhead.py [--runtime 5] [--size 256M] [--no-bare] [-
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import signal
 import subprocess
@@ -190,6 +193,31 @@ def by_hand(work: Path, plan) -> float:
     return time.monotonic() - t0
 
 
+def one_process(work: Path, plan) -> float:
+    """The same jobs in one fio process, one after the other (`stonewall`), on the files
+    `by_hand` laid out: what fio alone costs per job when no process starts between them.
+    Measured here, fio 3.33 spends about 0.3 s per job even so (strace: it sleeps 0.1 s
+    before starting a job's process or thread, 0.1 s after, and reaps an ended one up to
+    0.1 s late), so batching a sweep's cells into one fio would not remove the per-cell
+    cost this line measures."""
+    d = work / "bare"
+    lines = ["[global]", f"directory={d}", "filename_format=bare.$jobnum.$filenum"]
+    for i, step in enumerate(plan):
+        body = build_job("bare", step.spec, directory=str(d)).splitlines()
+        own = [x for x in body if x and not x.startswith(("#", "[", "directory="))]
+        lines += [f"[cell{i}]", "stonewall", "new_group", *own]
+    job = d / "one.fio"
+    job.write_text("\n".join(lines) + "\n")
+    t0 = time.monotonic()
+    out = subprocess.run(["fio", "--output-format=json", str(job)], cwd=d, check=True,
+                         capture_output=True, text=True).stdout
+    wall = time.monotonic() - t0
+    ran = {j["jobname"] for j in json.loads(out)["jobs"]}
+    if ran != {f"cell{i}" for i in range(len(plan))}:
+        sys.exit(f"one_process: fio ran {sorted(ran)}, not the {len(plan)} cells")
+    return wall
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runtime", type=int, default=5)
@@ -210,6 +238,9 @@ def main() -> None:
         if not args.no_bare:
             bare = by_hand(work, plan)
             print(f"bare_fio_wall_s={bare:.2f} bare_ratio={bare / configured:.3f}", flush=True)
+            one = one_process(work, plan)
+            print(f"one_fio_wall_s={one:.2f} one_fio_ratio={one / configured:.3f} (the same "
+                  f"jobs in one fio process, stonewall: fio's own floor)", flush=True)
         print(f"sweep_wall_ratio={wall / configured:.3f} wall_s={wall:.2f} "
               f"configured_s={configured:.1f} steps={len(plan)}", flush=True)
     finally:

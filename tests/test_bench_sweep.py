@@ -29,6 +29,10 @@ def test_sweep_overhead_short_prints_its_ratio_and_reuses_the_files():
     assert "laid out by this step" in steps[0], steps[0]
     assert "reused (made by step 01-" in steps[1], steps[1]
     assert re.search(r"^bare_fio_wall_s=\d+\.\d+ ", proc.stdout, re.MULTILINE), proc.stdout
+    # fio's own floor: the same two jobs in one fio process (the bench checks it ran both)
+    floor = re.search(r"^one_fio_wall_s=(\d+\.\d+) one_fio_ratio=(\d+\.\d+) ", proc.stdout,
+                      re.MULTILINE)
+    assert floor and float(floor[1]) > 2.0, proc.stdout  # two jobs of 1 s cannot take less
     # the time between the two fio runs, split by command and stackprobe's own time
     between = [ln for ln in lines if ln.startswith("  ")]
     assert [ln.split(":")[0].strip() for ln in between] == [
