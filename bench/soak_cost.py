@@ -13,15 +13,16 @@ in 2-minute chunks, then three figures extrapolated to a day on one host:
   Chunks of 2 minutes carry more per-chunk overhead than the default 10 minutes, so the
   figure errs high. Goal: < 200 MB.
 - `rss_growth_mb`: the `stackprobe run` process's resident memory, sampled every 0.2 s,
-  fitted by least squares from the end of the third chunk to the end of the last one,
-  times a day (flat memory: ~0). The soak keeps its first and last `--keep` seconds
-  (default 60) second by second, and so does its monitor (the soak's `keep`): a soak's
-  default ten minutes would keep growing through a 10-minute run by design. The first two
-  monitor segments (a segment is a period, at most ten minutes; here a chunk) fill the
+  fitted by least squares from the first chunk end after the monitor's second segment
+  (below) to the end of the last chunk, times a day (flat memory: ~0). The soak keeps its
+  first and last `--keep` seconds (default 60) second by second, and so does its monitor
+  (the soak's `keep`): a soak's default ten minutes would keep growing through a 10-minute
+  run by design. The first two monitor segments (a segment is a period, at most ten
+  minutes) fill the
   monitor fold's kept ends: measured with 15 s chunks and 60 s periods over 25 minutes,
   the process's memory rose by 3.5 and 2.3 MB at the first two segment ends and by
-  0.26 MB in the 21 minutes after, so a fit that starts before the third chunk's end
-  extrapolates that one-time step to a day (it is printed too, on the `rss:` line). The
+  0.26 MB in the 21 minutes after, so a fit that starts before the second segment was
+  read extrapolates that one-time step to a day (it is printed too, on the `rss:` line). The
   monitor's stop after the step is printed apart (`monitor_end_mb`, measured, not
   scaled): the step's monitor is read a segment at a time (a soak period, at most ten
   minutes), so its stop reads the last segment only and does not grow with the step's
@@ -47,6 +48,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -60,6 +62,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from stackprobe.analysis.soak_series import PeriodJudge, SeriesKeeper  # noqa: E402
+from stackprobe.kinds.contract import MONITOR_SEGMENT_S  # noqa: E402
 from stackprobe.kinds.storage_soak import SoakSpec  # noqa: E402
 from stackprobe.monitor.segments import HostFold  # noqa: E402
 from stackprobe.monitor.summary import write_samples_json  # noqa: E402
@@ -69,7 +72,7 @@ from stackprobe.schema.records import SeriesPoint  # noqa: E402
 from stackprobe.schema.storage_soak_records import SoakChunk  # noqa: E402
 
 DAY = 86_400.0
-SETTLE_CHUNKS = 2  # chunk ends before the memory fit starts (see rss_growth_mb)
+SETTLE_SEGMENTS = 2  # monitor segments read before the memory fit starts (see rss_growth_mb)
 DEFAULT_KEEP_S = SoakSpec.model_fields["keep"].default.seconds  # a soak's, and the monitor's
 FOLD_MARKS = (600, 1800, 3600, 6 * 3600, 86_400)  # seconds fed to the fold when its memory is read
 SUITE = """name: soak-cost
@@ -329,10 +332,12 @@ def main() -> None:
         soak = next(r for r in step["records"] if r["type"] == "storage_soak")
         measured_s = soak["seconds"]
         ends = sorted(watch.chunk_ends.values())
-        # from the third chunk's end: the monitor's first two segments (a segment is a
-        # period of at most ten minutes, here a chunk) fill its fold's kept ends, a
-        # one-time step of a few MB
-        settled = ends[min(SETTLE_CHUNKS, len(ends) - 1)] if ends else 0.0
+        # from the chunk end after the monitor's second segment (a segment is a period of
+        # at most ten minutes): the first two fill its fold's kept ends, a one-time step of
+        # a few MB, read at the first chunk end after the segment's
+        segment = min(period, MONITOR_SEGMENT_S)
+        settle = min(math.ceil(SETTLE_SEGMENTS * segment / chunk), len(ends) - 1)
+        settled = ends[settle] if ends else 0.0
         fit = [(t, v) for t, v in watch.samples if ends and settled <= t <= ends[-1]]
         whole = [(t, v) for t, v in watch.samples if ends and ends[0] <= t <= ends[-1]]
         growth_day = slope_per_s(fit) * DAY
@@ -361,7 +366,7 @@ def main() -> None:
         print(f"disk per day: chunks {size['chunks'] / measured_s * DAY / 1e6:.1f} MB, monitor "
               f"raw {size['monitor'] / monitor_s * DAY / 1e6:.1f} MB, monitor samples "
               f"{day_kept / 1e6:.2f} MB (bounded), results.json {day_results / 1e6:.2f} MB")
-        print(f"rss: {len(fit)} samples from chunk end {min(SETTLE_CHUNKS, len(ends) - 1) + 1} "
+        print(f"rss: {len(fit)} samples from chunk end {settle + 1} "
               f"of {len(ends)}, first {seen[0] if seen else 0:.1f} MB, last {last:.1f} MB "
               f"(from the first chunk's end: {whole[0][1] if whole else 0:.1f} MB, "
               f"{slope_per_s(whole) * DAY:.1f} MB a day fitted), after the step (monitor "
