@@ -20,7 +20,11 @@ answer is compared with the median of the K ramps' answers. The last line:
 `slo_time_ratio=<median of search time / ramp time> answer_diff=<median> answer_diff_max=<max>`.
 Goals: every answer_diff <= 0.05, slo_time_ratio <= 0.33. The line before it,
 `reference_spread=`, says how far the K ramps' answers lie from their median: the
-reference's own noise, which no answer_diff can be expected to beat.
+reference's own noise, which no answer_diff can be expected to beat; `probe_noise=`, the
+probes' own (IOPS's coefficient of variation at one setting, pooled over the settings the
+run probed more than once), and how often a median of K such probes misses the truth by
+more than the tolerance (a seeded simulation): how often even a search that answered the
+truth would fail the goal against this reference.
 
 `--short` (what `make test` runs, so the script cannot rot): a 64 MiB image, one-second
 probes, numjobs up to 4, a limit every probe meets; the figures it prints are not a
@@ -34,7 +38,9 @@ Usage: python bench/slo_search.py [--conf CEPH_CONF] [--limit 10ms] [--percentil
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import random
 import signal
 import statistics
 import subprocess
@@ -112,6 +118,33 @@ def summary(name: str, res: SloResult) -> str:
             f"time ({res.reason})")
 
 
+def probe_noise(results: list[SloResult]) -> tuple[float | None, int]:
+    """The probes' own noise in this run: the coefficient of variation of IOPS at one
+    setting, pooled over the settings probed more than once (the K ramps probe every
+    setting below the knee K times, interleaved with the searches; the confirmation
+    repeats the answer's). Returns it and how many settings it pools."""
+    by_setting: dict[int, list[float]] = {}
+    for res in results:
+        for p in res.probes:
+            by_setting.setdefault(p.setting, []).append(p.iops)
+    groups = [v for v in by_setting.values() if len(v) >= 2 and statistics.fmean(v) > 0]
+    dof = sum(len(v) - 1 for v in groups)
+    if not dof:
+        return None, 0
+    squares = sum((x / statistics.fmean(v) - 1) ** 2 for v in groups for x in v)
+    return math.sqrt(squares / dof), len(groups)
+
+
+def reference_off(cov: float, k: int, tolerance: float, draws: int = 20000) -> float:
+    """How often the median of k probes, each off by a normal relative error of `cov`,
+    lies more than `tolerance` from the true figure (a seeded simulation): how often
+    a search that answered the truth would still miss the reference by the goal's margin."""
+    rng = random.Random(0)
+    off = sum(abs(statistics.median(rng.gauss(0.0, cov) for _ in range(k))) > tolerance
+              for _ in range(draws))
+    return off / draws
+
+
 def _exit_on(signum, frame):  # noqa: ARG001 - signal handler signature
     raise SystemExit(128 + signum)
 
@@ -181,6 +214,13 @@ def main() -> None:
         spread = max(abs(r.answer.iops - reference) / reference for r in ramps)
         print(f"reference_spread={spread:.3f} (the ramps' answers' largest difference from "
               f"their median; answer_diff below it is within the reference's own noise)")
+        cov, settings = probe_noise(ramps + searches)
+        if cov is not None:
+            print(f"probe_noise={cov:.3f} (IOPS's coefficient of variation at one setting, "
+                  f"pooled over {settings} settings probed more than once); the median of "
+                  f"{args.repeat} such probes lies more than {args.tolerance:.0%} from the "
+                  f"truth in {reference_off(cov, args.repeat, args.tolerance):.0%} of "
+                  f"simulated draws")
         print(f"slo_time_ratio={statistics.median(ratios):.3f} "
               f"answer_diff={statistics.median(diffs):.3f} answer_diff_max={max(diffs):.3f}")
     finally:

@@ -60,3 +60,6 @@ def test_slo_search_short_on_the_lab_cluster(ceph_lab):
                      out, re.MULTILINE), out
     assert out.count("stackprobe search:") == 1 and "probes at the answer" in out, out
     assert re.search(r"^reference_spread=0\.000 ", out, re.MULTILINE), out  # K = 1: its own median
+    # the ramp and the search both probe numjobs 1 (and the confirmation repeats the answer)
+    assert re.search(r"^probe_noise=\d+\.\d{3} \(.*pooled over [1-9]\d* settings.* in \d+% of "
+                     r"simulated draws$", out, re.MULTILINE), out

@@ -50,7 +50,19 @@ def test_knee_far_from_start_costs_a_fraction_of_the_ramp():
 def test_limit_below_the_lowest_setting():
     s = search(little_device(1000, 5_000_000), 1, 16, 1_000_000)  # 5 ms unloaded, limit 1 ms
     assert s.answer is None and "lowest setting" in s.reason
-    assert len(s.probes) == 1
+    # the first geometric step fails, then the lowest: nothing more
+    assert [p.setting for p in s.probes] == [4, 1]
+
+
+def test_the_search_starts_a_geometric_step_above_the_lowest_setting():
+    # a knee far above: 1 is never probed; a knee below the first step: 1 brackets it
+    high = search(little_device(100_000, 100_000, qd=1), 1, 64, 1_000_000)
+    assert [p.setting for p in high.probes][:2] == [4, 16]
+    device = little_device(10_000, 200_000)  # p99 0.6 ms at one job, 1.2 ms at four
+    low = search(device, 1, 16, 1_000_000)
+    assert [p.setting for p in low.probes][:2] == [4, 1]
+    assert low.answer.iops == truth(device, 1, 16, 1_000_000).iops
+    assert search(little_device(1e6, 10_000), 3, 8, 1e9).probes[0].setting == 8  # capped
 
 
 def test_limit_never_reached():
@@ -110,6 +122,6 @@ def test_a_failing_probe_far_above_the_last_passing_one_does_not_end_the_search(
     best = truth(falling_past_the_knee, 1, 32, 10e6)
     # the jump 4 -> 16 fails at 0.65x the plateau, within 5% of numjobs 4's IOPS: stopping
     # there answered numjobs 4, 35% below the best
-    assert [p.setting for p in s.probes][:3] == [1, 4, 16]
+    assert [p.setting for p in s.probes][:2] == [4, 16]
     assert s.answer.iops >= 0.95 * best.iops, (s.answer, best)
     assert len(s.probes) < len(ramp(falling_past_the_knee, 1, 32, 10e6).probes)

@@ -2,8 +2,9 @@
 randread IOPS with 99.9% of requests under 5 ms"), found in few probes.
 
 Seed 000 raises numjobs one at a time, one long run each, until the limit is passed. Here a
-setting (numjobs, iodepth or an offered rate) is probed geometrically until a probe fails
-the limit — or, once two passing probes show latency rising, just past the setting where
+setting (numjobs, iodepth or an offered rate) is probed geometrically, from the first step
+above the lowest (`lo` x growth; `lo` itself only when that fails, so a knee above it
+costs one probe less), until a probe fails the limit — or, once two passing probes show latency rising, just past the setting where
 their line reaches the limit — which brackets the answer; then the bracket is narrowed by
 interpolating the measured percentile (beyond a device's knee, latency grows about linearly
 with outstanding I/O — Little's law), falling back to bisection when interpolation stalls. It stops when
@@ -76,11 +77,14 @@ def search(measure: Callable[[int], Probe], lo: int, hi: int, limit_ns: float, *
             res.probes.append(tried[x])
         return tried[x]
 
-    first = probe(lo)
-    if not res.passes(first):
-        res.reason = f"even the lowest setting ({lo}) exceeds the limit"
-        return res
+    first = probe(min(hi, lo * growth))  # the first geometric step; lo only if it fails
     good, bad = first, None
+    if not res.passes(first):
+        low = probe(lo)
+        if not res.passes(low):
+            res.reason = f"even the lowest setting ({lo}) exceeds the limit"
+            return res
+        good, bad = low, first
     previous: Probe | None = None
     while bad is None and good.setting < hi:  # 1. bracket: geometric, or just past the
         nxt = min(hi, good.setting * growth)  # crossing the rising latency points to
