@@ -13,16 +13,18 @@ in 2-minute chunks, then three figures extrapolated to a day on one host:
   Chunks of 2 minutes carry more per-chunk overhead than the default 10 minutes, so the
   figure errs high. Goal: < 200 MB.
 - `rss_growth_mb`: the `stackprobe run` process's resident memory, sampled every 0.2 s,
-  fitted by least squares from the first chunk end after the monitor's second segment
+  fitted by least squares from the first chunk end after the monitor's third segment
   (below) to the end of the last chunk, times a day (flat memory: ~0). The soak keeps its
   first and last `--keep` seconds (default 60) second by second, and so does its monitor
   (the soak's `keep`): a soak's default ten minutes would keep growing through a 10-minute
-  run by design. The first two monitor segments (a segment is a period, at most ten
-  minutes) fill the
-  monitor fold's kept ends: measured with 15 s chunks and 60 s periods over 25 minutes,
-  the process's memory rose by 3.5 and 2.3 MB at the first two segment ends and by
-  0.26 MB in the 21 minutes after, so a fit that starts before the second segment was
-  read extrapolates that one-time step to a day (it is printed too, on the `rss:` line). The
+  run by design. The first monitor segments (a segment is a period, at most ten minutes)
+  fill the monitor fold's kept ends and raise the high-water mark of the process's heap:
+  measured with 15 s chunks and 60 s periods over 25 minutes, its memory rose by 3.5 and
+  2.3 MB at the first two segment ends and by 0.26 MB in the 21 minutes after; with
+  ten-minute segments over 75 minutes, by 18.1, 10.3 and 8.5 MB at the first three and
+  1.6 MB in the 40 minutes after. So the fit starts after the third segment's read; one
+  that starts earlier extrapolates those one-time steps to a day (printed too, on the
+  `rss:` line). The
   monitor's stop after the step is printed apart (`monitor_end_mb`, measured, not
   scaled): the step's monitor is read a segment at a time (a soak period, at most ten
   minutes), so its stop reads the last segment only and does not grow with the step's
@@ -72,7 +74,7 @@ from stackprobe.schema.records import SeriesPoint  # noqa: E402
 from stackprobe.schema.storage_soak_records import SoakChunk  # noqa: E402
 
 DAY = 86_400.0
-SETTLE_SEGMENTS = 2  # monitor segments read before the memory fit starts (see rss_growth_mb)
+SETTLE_SEGMENTS = 3  # monitor segments read before the memory fit starts (see rss_growth_mb)
 DEFAULT_KEEP_S = SoakSpec.model_fields["keep"].default.seconds  # a soak's, and the monitor's
 FOLD_MARKS = (600, 1800, 3600, 6 * 3600, 86_400)  # seconds fed to the fold when its memory is read
 SUITE = """name: soak-cost
@@ -332,9 +334,9 @@ def main() -> None:
         soak = next(r for r in step["records"] if r["type"] == "storage_soak")
         measured_s = soak["seconds"]
         ends = sorted(watch.chunk_ends.values())
-        # from the chunk end after the monitor's second segment (a segment is a period of
-        # at most ten minutes): the first two fill its fold's kept ends, a one-time step of
-        # a few MB, read at the first chunk end after the segment's
+        # from the chunk end after the monitor's third segment (a segment is a period of at
+        # most ten minutes): the first ones fill its fold's kept ends and the heap's
+        # high-water mark, one-time steps, each read at the first chunk end after it
         segment = min(period, MONITOR_SEGMENT_S)
         settle = min(math.ceil(SETTLE_SEGMENTS * segment / chunk), len(ends) - 1)
         settled = ends[settle] if ends else 0.0
