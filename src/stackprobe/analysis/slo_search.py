@@ -4,11 +4,12 @@ randread IOPS with 99.9% of requests under 5 ms"), found in few probes.
 Seed 000 raises numjobs one at a time, one long run each, until the limit is passed. Here a
 setting (numjobs, iodepth or an offered rate) is probed geometrically, from the first step
 above the lowest (`lo` x growth; `lo` itself only when that fails, so a knee above it
-costs one probe less), until a probe fails the limit — or, once two passing probes show latency rising, just past the setting where
-their line reaches the limit — which brackets the answer; then the bracket is narrowed by
-interpolating the measured percentile (beyond a device's knee, latency grows about linearly
-with outstanding I/O — Little's law), falling back to bisection when interpolation stalls. It stops when
-the bracket is one step wide, or when the failing probe's IOPS is within `tolerance` of
+costs one probe less), until a probe fails the limit — or, once two passing probes show
+latency rising, just past the setting where their line reaches the limit — which brackets
+the answer; then the bracket is narrowed by interpolating the measured percentile (beyond
+a device's knee, latency grows about linearly with outstanding I/O — Little's law),
+falling back to bisection when interpolation stalls. It stops when the bracket is one step
+wide, or when the failing probe's IOPS is within `tolerance` of
 the best passing one's and the failing setting is at most twice the passing one (no setting
 in between can then be worth more than that: further apart, a device whose throughput falls
 past its knee can hide its best between them).
