@@ -52,7 +52,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from stackprobe.analysis.slo_confirm import confirm  # noqa: E402
+from stackprobe.analysis.slo_confirm import confirm, settings  # noqa: E402
 from stackprobe.analysis.slo_search import Probe, SloResult, ramp, search  # noqa: E402
 from stackprobe.kinds.fio.fio import FioStep  # noqa: E402
 from stackprobe.kinds.fio.fio_job import build_job  # noqa: E402
@@ -123,11 +123,8 @@ def probe_noise(results: list[SloResult]) -> tuple[float | None, int]:
     setting, pooled over the settings probed more than once (the K ramps probe every
     setting below the knee K times, interleaved with the searches; the confirmation
     repeats the answer's). Returns it and how many settings it pools."""
-    by_setting: dict[int, list[float]] = {}
-    for res in results:
-        for p in res.probes:
-            by_setting.setdefault(p.setting, []).append(p.iops)
-    groups = [v for v in by_setting.values() if len(v) >= 2 and statistics.fmean(v) > 0]
+    every = settings([p for res in results for p in res.probes])
+    groups = [s.iops for s in every.values() if s.n >= 2 and s.mean_iops > 0]
     dof = sum(len(v) - 1 for v in groups)
     if not dof:
         return None, 0
@@ -214,10 +211,10 @@ def main() -> None:
         spread = max(abs(r.answer.iops - reference) / reference for r in ramps)
         print(f"reference_spread={spread:.3f} (the ramps' answers' largest difference from "
               f"their median; answer_diff below it is within the reference's own noise)")
-        cov, settings = probe_noise(ramps + searches)
+        cov, pooled = probe_noise(ramps + searches)
         if cov is not None:
             print(f"probe_noise={cov:.3f} (IOPS's coefficient of variation at one setting, "
-                  f"pooled over {settings} settings probed more than once); the median of "
+                  f"pooled over {pooled} settings probed more than once); the median of "
                   f"{args.repeat} such probes lies more than {args.tolerance:.0%} from the "
                   f"truth in {reference_off(cov, args.repeat, args.tolerance):.0%} of "
                   f"simulated draws")

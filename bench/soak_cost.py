@@ -24,11 +24,10 @@ in 2-minute chunks, then three figures extrapolated to a day on one host:
   ten-minute segments over 75 minutes, by 18.1, 10.3 and 8.5 MB at the first three and
   1.6 MB in the 40 minutes after. So the fit starts after the third segment's read; one
   that starts earlier extrapolates those one-time steps to a day (printed too, on the
-  `rss:` line). The
-  monitor's stop after the step is printed apart (`monitor_end_mb`, measured, not
-  scaled): the step's monitor is read a segment at a time (a soak period, at most ten
-  minutes), so its stop reads the last segment only and does not grow with the step's
-  length.
+  `rss:` line). The monitor's stop after the step is printed apart (`monitor_end_mb`,
+  measured, not scaled): the step's monitor is read a segment at a time (a soak period,
+  at most ten minutes), so its stop reads the last segment only and does not grow with
+  the step's length.
   The monitor's fold is measured apart over a day (tracemalloc, the run's own seconds
   fed again and again): it grows for its first twenty minutes, which it keeps whole, then
   by a bucket a minute, so a linear fit over a 10-minute run overstates a day.
@@ -64,7 +63,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from stackprobe.analysis.soak_series import PeriodJudge, SeriesKeeper  # noqa: E402
-from stackprobe.kinds.contract import MONITOR_SEGMENT_S  # noqa: E402
+from stackprobe.kinds import registry  # noqa: E402
 from stackprobe.kinds.storage_soak import SoakSpec  # noqa: E402
 from stackprobe.monitor.segments import HostFold  # noqa: E402
 from stackprobe.monitor.summary import write_samples_json  # noqa: E402
@@ -72,6 +71,7 @@ from stackprobe.parsers.fio.fio_log import series_from_logs  # noqa: E402
 from stackprobe.parsers.host.sadf_json import parse_sadf_json  # noqa: E402
 from stackprobe.schema.records import SeriesPoint  # noqa: E402
 from stackprobe.schema.storage_soak_records import SoakChunk  # noqa: E402
+from stackprobe.suite.loader import parse_suite  # noqa: E402
 
 DAY = 86_400.0
 SETTLE_SEGMENTS = 3  # monitor segments read before the memory fit starts (see rss_growth_mb)
@@ -317,6 +317,8 @@ def main() -> None:
         suite = tmp / "soak.yaml"
         suite.write_text(SUITE.format(duration=int(duration), chunk=int(chunk), keep=int(keep),
                                       period=int(period), rate=args.rate))
+        (soak_step,) = parse_suite(suite.read_text(), str(suite)).steps
+        segment = registry.kind(soak_step.kind).monitor_segment_s(soak_step)  # as the run reads it
         t0 = time.monotonic()
         proc = subprocess.Popen([sys.executable, "-m", "stackprobe", "run", str(suite),
                                  "--target", str(target), "--out", str(runs), "--quiet"],
@@ -337,7 +339,6 @@ def main() -> None:
         # from the chunk end after the monitor's third segment (a segment is a period of at
         # most ten minutes): the first ones fill its fold's kept ends and the heap's
         # high-water mark, one-time steps, each read at the first chunk end after it
-        segment = min(period, MONITOR_SEGMENT_S)
         settle = min(math.ceil(SETTLE_SEGMENTS * segment / chunk), len(ends) - 1)
         settled = ends[settle] if ends else 0.0
         fit = [(t, v) for t, v in watch.samples if ends and settled <= t <= ends[-1]]
