@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from stackprobe.analysis.mpi_directions import build_direction_matrix
+from stackprobe.analysis.mpi_directions import build_direction_matrix, slow_directions
 from stackprobe.analysis.mpi_matrix import build_mpi_matrix
 from stackprobe.kinds.network.mpi_report import NoFlaggedMpiPair, mpi_tables
 from stackprobe.parsers.network.netpipe_text import looks_like_netpipe, parse_netpipe
@@ -92,7 +92,7 @@ def _lab_like() -> list[MpiStreamRecord]:
 def test_only_the_directions_into_the_shaped_host_are_flagged():
     m = build_direction_matrix(_lab_like(), slow_fraction=0.3)
     flagged = sorted(k for k, c in m.cells.items() if c.flags)
-    assert flagged == [("h1", "h3"), ("h2", "h3"), ("h4", "h3")]
+    assert flagged == [("h1", "h3"), ("h2", "h3"), ("h4", "h3")] == slow_directions(m)
     assert all(not m.cells[("h3", x)].flags for x in ("h1", "h2", "h4"))
     assert m.host_notes == ["every one-way MPI transfer into h3 is flagged for bandwidth (3 "
                             "senders): look at h3's receiving side (its link in, its NIC)"]
@@ -106,6 +106,7 @@ def test_a_failed_direction_is_flagged_and_two_have_no_typical():
                                 MpiStreamRecord(client="h1", server="h3", error="mpirun: lost")])
     assert m.typical_bw_bytes is None and m.cells[("h1", "h3")].flags == ["failed"]
     assert m.flags() == ["h1→h3 MPI one-way bandwidth failed: mpirun: lost"]
+    assert slow_directions(m) == []  # a failure is its own finding: not streamed again
     with pytest.raises(ValueError, match="without sender and receiver"):
         build_direction_matrix([MpiStreamRecord()])
 
@@ -163,3 +164,22 @@ def test_the_bandwidth_matrix_is_one_of_directions_and_the_ping_pong_flags_no_ba
     failed = [o.measured for o in outcomes if not o.ok]
     assert len(outcomes) == 6 + 12 and len(failed) == 3
     assert all(" one way " in f and "→h3" in f and "(bandwidth)" in f for f in failed)
+
+
+def test_a_direction_streamed_again_keeps_its_best_stream_and_its_dip_stays_on_record():
+    """h3→h2 sank once (a descheduled rank) and not again; into h3 is slow every time."""
+    recs = [r for r in _lab_like() if (r.client, r.server) != ("h3", "h2")]
+    recs += [_stream("h3", "h2", 4000), _stream("h1", "h3", 180), _stream("h1", "h3", 185),
+             _stream("h3", "h2", 9276)]
+    m = build_direction_matrix(recs, slow_fraction=0.3)
+    dip, slow = m.cells[("h3", "h2")], m.cells[("h1", "h3")]
+    assert dip.flags == [] and dip.bw_bytes == pytest.approx(9276 * 2**20 / 8)
+    assert dip.streams == pytest.approx([4000 * 2**20 / 8, 9276 * 2**20 / 8])
+    assert slow.flags == ["bandwidth"] and slow.bw_bytes == pytest.approx(185 * 2**20 / 8)
+    assert " at 256 KiB (the best of 3 streams), " in slow.notes[0]
+    assert m.cells[("h2", "h3")].streams is None  # streamed once: nothing to list
+    _, bw = mpi_tables([_step(_pingpongs(), recs)])
+    cleared = [n for n in bw.notes if n.startswith("h3→h2 streamed 2×: ")]
+    assert cleared == ["h3→h2 streamed 2×: 500 MiB/s, then 1.13 GiB/s; the best is kept (a dip "
+                       "another stream does not repeat is the hosts', not the link's)"]
+    assert not any(n.startswith("h1→h3 streamed") for n in bw.notes)  # flagged: its own note

@@ -1,5 +1,5 @@
 """`mpi_pairs` on four lab hosts (network namespaces with their own sshd, sharing this
-machine's 2 cores): h3's incoming link shaped to 200 Mbit/s, h4's commands capped at 30% of a
+machine's 2 cores): h3's incoming link shaped to 200 Mbit/s, h4's commands capped at 20% of a
 CPU. One run, one step over all 12 ordered pairs (mpirun here, one rank on each host of a
 pair, over the lab's SSH): the ping-pong at sizes 1 B .. 256 KiB with few iterations to stay
 short, and each ordered pair streamed one way at 256 KiB (NetPIPE).
@@ -14,6 +14,17 @@ step in one line naming the host. The lab comes down in `finally`.
 `slow_fraction: 0.3`: the lab's unshaped directions are veth pairs on 2 shared cores and
 spread 2× between runs of one direction (9–20 thousand NetPIPE 'Mbps' in one run), where
 the shaped one is 1/50 of them; the default 0.7 is for real fabrics (FDR among EDR is 0.56).
+`oneway_recheck: 2`: one stream is 1.5 ms here, and now and then one sinks far below the
+others (h3→h2 at 0.53 GB/s among 3–4 GB/s; a direction into h4 flagged in CI; about one run
+in three): a flagged direction is streamed again up to twice, so a dip must repeat three
+times to stand, where the shaped link is slow in all three streams.
+
+`latency_factor: 1.3` and the 20% cap: in CI the fast tier runs beside this test on the same
+2 cores, and the load lifts every pair's 1 B latency (8–10 µs idle, 17–29 µs loaded) more
+than the capped pairs' (about 3× the typical pair idle at a 30% cap, 1.47–1.52× loaded in
+two runs: one of them unflagged at 1.5). With one host slow, the typical pair is the
+slowest of the other hosts' pairs, so no other pair can stand above it; the lower factor
+and the deeper cap only widen the margin of the capped host's pairs.
 """
 
 from __future__ import annotations
@@ -33,11 +44,13 @@ from stackprobe.lab.hosts_lab import HostsLab
 pytestmark = [pytest.mark.slow, pytest.mark.root, pytest.mark.netns, pytest.mark.tools]
 
 PREFIX = "spf"  # this module's lab names
+CAP = 20  # h4's CPU quota, percent of one CPU
 SUITE = """\
 name: mpi-pairs-lab
 steps:
   - {kind: mpi_pairs, hosts: client, max_size: 256k, iterations: 20000, large_size: 1,
-     iterations_large: 30, bind: none, oneway_repeats: 20, slow_fraction: 0.3, timeout: 300}
+     iterations_large: 30, bind: none, oneway_repeats: 20, oneway_recheck: 2, slow_fraction: 0.3,
+     latency_factor: 1.3, timeout: 300}
   - {kind: mpi_pairs, name: old-mpi4py, hosts: [h1, h2], python: /usr/bin/python3}
 """
 
@@ -50,7 +63,7 @@ def run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("mpilab")
     lab = HostsLab(tmp / "lab", prefix=PREFIX, log=lambda *_: None)
     try:
-        state = lab.up(4, slow_links={"h3": "200mbit"}, slow_cpus={"h4": 30})
+        state = lab.up(4, slow_links={"h3": "200mbit"}, slow_cpus={"h4": CAP})
         (tmp / "suite.yaml").write_text(SUITE)
         env = {**os.environ, "COLUMNS": "200"}
         run_to_end([sys.executable, "-m", "stackprobe", "run", str(tmp / "suite.yaml"),
@@ -86,9 +99,11 @@ def test_the_shaped_host_is_flagged_for_bandwidth_and_the_capped_one_for_latency
         assert "bandwidth" not in c.get("flags", []), figures  # the one-way matrix's to say
         assert ("latency" in c.get("flags", [])) == ("h4" in pair), figures
     assert any("every MPI pair with h4 is flagged for latency" in n for n in m["host_notes"])
-    streams = [r for r in step["records"] if r["type"] == "mpi_stream"]
-    assert len(streams) == 12 and all(r["streaming"] and len(r["rows"]) == 1 for r in streams)
     oneway = m["oneway"]
+    again = sum(len(c.get("streams") or [0]) - 1 for c in oneway["cells"])
+    streams = [r for r in step["records"] if r["type"] == "mpi_stream"]
+    assert len(streams) == 12 + again >= 18  # into h3: 3 directions, each streamed twice more
+    assert all(r["streaming"] and len(r["rows"]) == 1 for r in streams)
     directions = {(c["src"], c["dst"]): (c.get("bw_bytes"), c.get("flags", []))
                   for c in oneway["cells"]}
     assert oneway["size"] == 1 << 18 and len(directions) == 12
@@ -96,6 +111,11 @@ def test_the_shaped_host_is_flagged_for_bandwidth_and_the_capped_one_for_latency
         assert bool(flags) == (dst == "h3"), directions
         if dst == "h3" and src != "h4":  # tbf's 200 Mbit/s is 25 MB/s
             assert 15e6 < bw < 26e6, directions
+    for c in oneway["cells"]:  # into h3 slow in all three streams; a cleared dip on record
+        if c["dst"] == "h3":
+            assert len(c["streams"]) == 3 and "(the best of 3 streams)" in c["notes"][0], c
+        elif c.get("streams"):
+            assert f"{c['src']}→{c['dst']} streamed {len(c['streams'])}×: " in shown, c
     assert any("every one-way MPI transfer into h3 is flagged" in n for n in oneway["host_notes"])
     assert "MPI latency matrix, 1 B one way" in shown
     assert "MPI one-way bandwidth matrix, 256 KiB, sender → receiver (" in shown
@@ -107,7 +127,13 @@ def test_the_shaped_host_is_flagged_for_bandwidth_and_the_capped_one_for_latency
 def test_mpirun_reaches_the_hosts_over_their_network(run):
     steps, _, run_dir = run
     commands = [c for c in steps["mpi-pairs"]["commands"] if c["argv"][0] == "mpirun"]
-    assert len(commands) == 24  # each ordered pair: the ping-pong, then the one-way stream
+    again = sorted(f"stream{k}-{c['src']}-to-{c['dst']}.stdout"
+                   for c in steps["mpi-pairs"]["findings"]["mpi_pairs"]["oneway"]["cells"]
+                   for k in range(2, len(c.get("streams") or [0]) + 1))
+    assert {f"stream{k}-{src}-to-h3.stdout" for k in (2, 3) for src in ("h1", "h2", "h4")} \
+        <= set(again)
+    # each ordered pair: the ping-pong, then the one-way stream; then the streams again
+    assert sorted(c["stdout_file"].rsplit("/", 1)[-1] for c in commands[24:]) == again
     assert all("btl_tcp_if_include 10.99.0.0/24" in c["command"] for c in commands)
     assert "--host 10.99.0.11,10.99.0.13" in commands[2]["command"]
     assert commands[3]["argv"][-12:-10] == ["NPopenmpi", "-s"]

@@ -6,7 +6,7 @@ one module each: for every built-in suite, without and with a hosts file
 plan` table as printed 250 columns wide. A refactoring that changes a name, a title, a
 parameter, an estimate or the space a step needs fails here. A change of behaviour made on
 purpose rewrites the suites' goldens it touches in the same commit (mpi_pairs' one-way
-bandwidth: cluster-acceptance and fabric).
+bandwidth, then its recheck: cluster-acceptance and fabric).
 """
 
 from __future__ import annotations

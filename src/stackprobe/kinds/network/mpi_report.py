@@ -54,7 +54,18 @@ def _directions(step: StepResult, d: dict) -> TextTable:
                    "way as osu_bw sends them")
     t.notes += [n for c in d["cells"] for n in c.get("notes", [])]
     t.notes += d.get("host_notes", [])
+    t.notes += [n for c in d["cells"] if (n := _cleared(c))]
     return t
+
+
+def _cleared(c: dict) -> str | None:
+    """A direction streamed again whose best stream is not flagged: its dip, on record."""
+    streams = c.get("streams")
+    if not streams or c.get("flags"):
+        return None
+    return (f"{c['src']}→{c['dst']} streamed {len(streams)}×: "
+            f"{', then '.join(fmt_bw(b) for b in streams)}; the best is kept (a dip another "
+            "stream does not repeat is the hosts', not the link's)")
 
 
 def _matrix(step: StepResult, m: dict, what: str) -> TextTable:
