@@ -18,7 +18,7 @@ A ping-pong crosses both ways, so it cannot tell which direction of a pair is sl
 streams: NetPIPE's `NPopenmpi -s` (Debian's netpipe-openmpi), rank 0 the sender; the
 bandwidth matrix is then one of directions (analysis/mpi_directions.py) and the ping-pong's
 flags only latency. A direction that comes out flagged for bandwidth is streamed again, up
-to `oneway_recheck` more times while it stays below, as an engineer reruns a slow pair
+to `oneway_recheck` more rounds while it stays below, as an engineer reruns a slow pair
 before writing it down: one stream is a few milliseconds, and on hosts whose cores are busy
 one descheduled rank is enough to sink it; a slow link is slow every time.
 """
@@ -172,20 +172,25 @@ class MpiPairsRunner:
 
     def _recheck(self, ctx: StepContext, by_name: dict[str, HostHandle], spec: MpiPairsStep,
                  launch: list[str], streams: list[MpiStreamRecord]) -> bool:
-        """Each direction the first streams flag for bandwidth, streamed again until one
-        stream is not below `slow_fraction` of the first streams' typical direction, at most
-        `oneway_recheck` times; the new records join `streams`. True when stopped."""
+        """The directions the first streams flag for bandwidth, streamed again in rounds
+        (each still-slow direction once per round, so a direction's streams are apart in
+        time, not back to back), at most `oneway_recheck` rounds; a direction leaves once a
+        stream is not below `slow_fraction` of the first streams' typical direction. The
+        new records join `streams`. True when stopped."""
         first = build_direction_matrix(streams, slow_fraction=spec.slow_fraction)
-        for a, b in slow_directions(first):
-            for take in range(2, spec.oneway_recheck + 2):
+        slow = slow_directions(first)
+        for take in range(2, spec.oneway_recheck + 2):
+            still = []
+            for a, b in slow:
                 one = self._stream(ctx, by_name[a], by_name[b], spec, launch, take)
                 streams.append(one)
                 if one.error == STOPPED:
                     return True
                 bw = next((r.bw_bytes for r in one.rows if r.size_bytes == first.size), None)
-                if one.error is None and bw is not None and \
-                        bw >= spec.slow_fraction * first.typical_bw_bytes:
-                    break
+                if one.error is not None or bw is None or \
+                        bw < spec.slow_fraction * first.typical_bw_bytes:
+                    still.append((a, b))
+            slow = still
         return False
 
     @staticmethod
