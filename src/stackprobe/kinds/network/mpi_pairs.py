@@ -77,7 +77,7 @@ class MpiPairsStep(StepSpec):
     slow_fraction: float = Field(default=0.7, gt=0, le=1)  # of the typical pair's bandwidth
     oneway: bool = True  # also stream each ordered pair one way at max_size (NetPIPE -s)
     oneway_repeats: int = Field(default=50, ge=1, le=100_000)  # messages per timed trial (7 trials)
-    oneway_recheck: int = Field(default=1, ge=0, le=10)  # more streams of a flagged direction
+    oneway_recheck: int = Field(default=1, ge=0, le=10)  # rounds streaming flagged directions again
 
 
 def sizes(spec: MpiPairsStep) -> list[int]:
@@ -168,7 +168,6 @@ class MpiPairsRunner:
 
     def cleanup(self, ctx: StepContext) -> None:
         pass
-
 
     def _recheck(self, ctx: StepContext, by_name: dict[str, HostHandle], spec: MpiPairsStep,
                  launch: list[str], streams: list[MpiStreamRecord]) -> bool:
