@@ -8,7 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from stackprobe.analysis.mpi_directions import build_direction_matrix, slow_directions
+from stackprobe.analysis.mpi_directions import (
+    build_direction_matrix,
+    slow_directions,
+    still_slow,
+)
 from stackprobe.analysis.mpi_matrix import build_mpi_matrix
 from stackprobe.kinds.network.mpi_report import NoFlaggedMpiPair, mpi_tables
 from stackprobe.parsers.network.netpipe_text import looks_like_netpipe, parse_netpipe
@@ -183,3 +187,14 @@ def test_a_direction_streamed_again_keeps_its_best_stream_and_its_dip_stays_on_r
     assert cleared == ["h3→h2 streamed 2×: 500 MiB/s, then 1.13 GiB/s; the best is kept (a dip "
                        "another stream does not repeat is the hosts', not the link's)"]
     assert not any(n.startswith("h1→h3 streamed") for n in bw.notes)  # flagged: its own note
+
+
+def test_a_further_stream_is_judged_by_the_flags_rule_against_the_first_streams_typical():
+    m = build_direction_matrix(_lab_like(), slow_fraction=0.3)
+    typical_mbps = m.typical_bw_bytes * 8 / 2**20
+    assert not still_slow(m, _stream("h1", "h3", typical_mbps * 0.31), 0.3)
+    assert still_slow(m, _stream("h1", "h3", typical_mbps * 0.29), 0.3)
+    assert still_slow(m, MpiStreamRecord(client="h1", server="h3", error="mpirun: lost"), 0.3)
+    other_size = _stream("h1", "h3", typical_mbps)
+    other_size.rows[0].size_bytes = 4096
+    assert still_slow(m, other_size, 0.3)  # no row at the matrix's size: not yet cleared

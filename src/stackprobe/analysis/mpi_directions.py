@@ -96,11 +96,11 @@ def build_direction_matrix(records: Sequence[MpiStreamRecord], *,
         cell = DirectionCell(*key)
         bws = []
         for rec in recs:
-            row = next((r for r in rec.rows if r.size_bytes == size), None)
-            if rec.error is not None or row is None:
+            bw = _bw_at(rec, size)
+            if bw is None:
                 cell.error = rec.error or f"no row at {fmt_bytes(size)}"
             else:
-                bws.append(row.bw_bytes)
+                bws.append(bw)
         cell.bw_bytes = max(bws) if bws else None
         cell.streams = bws if len(bws) > 1 else None
         cells[key] = cell
@@ -110,7 +110,7 @@ def build_direction_matrix(records: Sequence[MpiStreamRecord], *,
         name = f"{c.src}→{c.dst}"
         if c.bw_bytes is None:
             c.flag("failed", f"{name} MPI one-way bandwidth failed: {c.error}")
-        elif m.typical_bw_bytes and c.bw_bytes / m.typical_bw_bytes < slow_fraction:
+        elif _below(c.bw_bytes, m.typical_bw_bytes, slow_fraction):
             every = f" (the best of {len(c.streams)} streams)" if c.streams else ""
             c.flag("bandwidth", f"{name} MPI one-way bandwidth {fmt_bw(c.bw_bytes)} at "
                    f"{fmt_bytes(size)}{every}, {_times(c.bw_bytes / m.typical_bw_bytes)} the "
@@ -123,6 +123,24 @@ def slow_directions(m: DirectionMatrix) -> list[tuple[str, str]]:
     """The directions flagged for bandwidth (measured, below the typical's fraction): the
     ones worth streaming again. A failed one is not: its failure is already its finding."""
     return [key for key, c in sorted(m.cells.items()) if "bandwidth" in c.flags]
+
+
+def still_slow(m: DirectionMatrix, rec: MpiStreamRecord, slow_fraction: float) -> bool:
+    """A further stream of one of `m`'s slow directions: failed, without a row at the
+    matrix's size, or below `slow_fraction` of `m`'s typical direction — the flag's rule,
+    held to the first streams' typical."""
+    bw = _bw_at(rec, m.size)
+    return bw is None or _below(bw, m.typical_bw_bytes, slow_fraction)
+
+
+def _bw_at(rec: MpiStreamRecord, size: int | None) -> float | None:
+    """The stream's bandwidth at `size`; None when it failed or has no row there."""
+    row = next((r for r in rec.rows if r.size_bytes == size), None)
+    return None if rec.error is not None or row is None else row.bw_bytes
+
+
+def _below(bw: float, typical: float | None, slow_fraction: float) -> bool:
+    return bool(typical) and bw / typical < slow_fraction
 
 
 def _hosts_named(m: DirectionMatrix) -> list[str]:

@@ -32,7 +32,11 @@ from typing import Literal, TypeVar
 
 from pydantic import Field
 
-from stackprobe.analysis.mpi_directions import build_direction_matrix, slow_directions
+from stackprobe.analysis.mpi_directions import (
+    build_direction_matrix,
+    slow_directions,
+    still_slow,
+)
 from stackprobe.analysis.mpi_matrix import build_mpi_matrix
 from stackprobe.kinds.context import STOPPED, StepContext, StepOutcome, failure_message
 from stackprobe.kinds.contract import HostMode, Kind
@@ -185,9 +189,7 @@ class MpiPairsRunner:
                 streams.append(one)
                 if one.error == STOPPED:
                     return True
-                bw = next((r.bw_bytes for r in one.rows if r.size_bytes == first.size), None)
-                if one.error is not None or bw is None or \
-                        bw < spec.slow_fraction * first.typical_bw_bytes:
+                if still_slow(first, one, spec.slow_fraction):
                     still.append((a, b))
             slow = still
         return False
