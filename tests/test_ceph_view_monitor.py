@@ -8,11 +8,15 @@ it themselves: sadf must still read its samples (real sadc, hence `tools`).
 
 from __future__ import annotations
 
+import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
 from stackprobe.engine.step_monitor import StepMonitors, storage_names, storage_targets
+from stackprobe.monitor.sampler import DATA_FILE, SADF, sadf_argv
+from stackprobe.parsers.host.sadf_json import parse_sadf_json
 from stackprobe.plan.expand import expand
 from stackprobe.spec.hosts import HostsFile
 from stackprobe.suite.loader import load_suite
@@ -49,10 +53,27 @@ def test_a_storage_host_interrupted_by_ctrl_c_keeps_its_figures_and_roles(tmp_pa
     monitors = StepMonitors([("cephhost", transport, str(tmp_path))], {},
                             roles={"cephhost": ["storage"]})
     monitors.start()
-    time.sleep(3)
+    _until_one_sample(tmp_path / DATA_FILE)
     transport.interrupt()  # what the executor's request_stop does to every fleet host
     out, _, problems = monitors.stop(tmp_path)
     assert problems == []
     assert out["cephhost"]["summary"]["roles"] == ["storage"]
     assert out["cephhost"]["summary"]["samples"] >= 1
     assert monitors.ceph_view is None  # no Ceph watch asked for
+
+
+def _until_one_sample(datafile: Path, timeout_s: float = 60.0) -> None:
+    """Wait until sadc's file holds a sample (two readings), as sadf itself reads it. A
+    fixed 3 s was once not enough with CI's load beside: sadc was stopped inside its first
+    record, and sadf exits 2 on that ('End of system activity file unexpected')."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        res = subprocess.run(sadf_argv(SADF, str(datafile)), capture_output=True, text=True,
+                             env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"}, timeout=60)
+        try:
+            if res.returncode == 0 and parse_sadf_json(res.stdout).samples:
+                return
+        except ValueError:
+            pass
+        time.sleep(0.5)
+    pytest.fail(f"sadc wrote no sample to {datafile} in {timeout_s:.0f} s")
